@@ -1,0 +1,27 @@
+# The README's two commands: `make run` and `make test`. Both set up a fresh machine.
+BUILD ?= build
+JOBS  ?= $(shell nproc)
+EXPERIMENT ?= configs/experiments/imx8mp-xdp-tx.json
+
+.PHONY: deps configure build run test bench clean
+
+deps:
+	@scripts/install-deps.sh
+
+configure: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+
+build: configure
+	@cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	@scripts/run-headline.sh $(BUILD)/fecsim $(EXPERIMENT)
+
+test: build
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	@$(BUILD)/bench/fecsim_bench
+
+clean:
+	@rm -rf $(BUILD)

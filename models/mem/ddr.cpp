@@ -1,0 +1,103 @@
+#include "models/mem/ddr.h"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+namespace fecsim::mem {
+using sc_core::sc_time;
+using sc_core::SC_NS;
+
+ddr::ddr(sc_core::sc_module_name name, const ddr_params& p)
+    : sc_module(name), socket("socket"), p_(p),
+      burst_time_(p.burst_bytes * 1e3 / p.bandwidth_mb_per_s, SC_NS),
+      read_latency_(p.read_latency_ns, SC_NS), write_latency_(p.write_latency_ns, SC_NS),
+      chunks_((p.size_bytes + chunk_bytes - 1) / chunk_bytes) {
+    if (p.bandwidth_mb_per_s <= 0 || p.burst_bytes == 0) throw std::invalid_argument("ddr: bad parameters");
+    socket.register_b_transport(this, &ddr::b_transport);
+    socket.register_get_direct_mem_ptr(this, &ddr::get_direct_mem_ptr);
+    socket.register_transport_dbg(this, &ddr::transport_dbg);
+}
+
+uint8_t* ddr::chunk(uint64_t index) {
+    auto& c = chunks_[index];
+    if (!c) c.reset(new uint8_t[chunk_bytes]());  // zero-filled on first touch
+    return c.get();
+}
+
+void ddr::peek(uint64_t addr, void* dst, size_t len) const {
+    auto* out = static_cast<uint8_t*>(dst);
+    while (len > 0) {
+        const uint64_t off = addr % chunk_bytes;
+        const size_t n = std::min<uint64_t>(len, chunk_bytes - off);
+        const auto& c = chunks_.at(addr / chunk_bytes);
+        if (c) std::memcpy(out, c.get() + off, n);
+        else std::memset(out, 0, n);
+        addr += n, out += n, len -= n;
+    }
+}
+
+void ddr::poke(uint64_t addr, const void* src, size_t len) {
+    auto* in = static_cast<const uint8_t*>(src);
+    while (len > 0) {
+        const uint64_t off = addr % chunk_bytes;
+        const size_t n = std::min<uint64_t>(len, chunk_bytes - off);
+        std::memcpy(chunk(addr / chunk_bytes) + off, in, n);
+        addr += n, in += n, len -= n;
+    }
+}
+
+sc_time ddr::access(const sc_time& arrival, size_t bytes, bool is_write) {
+    const uint64_t bursts = std::max<uint64_t>(1, (bytes + p_.burst_bytes - 1) / p_.burst_bytes);
+    const sc_time start = std::max(arrival, busy_until_);
+    const sc_time transfer = burst_time_ * static_cast<double>(bursts);
+    busy_until_ = start + transfer;
+    stats_.busy += transfer;
+    stats_.queueing += start - arrival;
+    if (is_write) ++stats_.writes, stats_.bytes_written += bytes;
+    else ++stats_.reads, stats_.bytes_read += bytes;
+    return (start - arrival) + (is_write ? write_latency_ : read_latency_) + transfer;
+}
+
+bool ddr::copy(tlm::tlm_generic_payload& gp) {
+    const uint64_t addr = gp.get_address();
+    const size_t len = gp.get_data_length();
+    if (addr >= p_.size_bytes || len > p_.size_bytes - addr) {
+        gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        return false;
+    }
+    if (gp.get_byte_enable_ptr()) {
+        gp.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+        return false;
+    }
+    if (gp.is_read()) peek(addr, gp.get_data_ptr(), len);
+    else if (gp.is_write()) poke(addr, gp.get_data_ptr(), len);
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+    return true;
+}
+
+void ddr::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
+    if (!copy(gp)) return;
+    if (gp.is_read() || gp.is_write())
+        delay += access(sc_core::sc_time_stamp() + delay, gp.get_data_length(), gp.is_write());
+    gp.set_dmi_allowed(true);
+}
+
+unsigned ddr::transport_dbg(tlm::tlm_generic_payload& gp) { return copy(gp) ? gp.get_data_length() : 0; }
+
+// DMI is granted per allocation chunk: it is for functional bulk copies only. Timing of such
+// copies is charged by the initiator through access() or its cache model, never skipped.
+bool ddr::get_direct_mem_ptr(tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi) {
+    const uint64_t addr = gp.get_address();
+    if (addr >= p_.size_bytes) return false;
+    const uint64_t base = addr - addr % chunk_bytes;
+    dmi.set_dmi_ptr(chunk(addr / chunk_bytes));
+    dmi.set_start_address(base);
+    dmi.set_end_address(std::min(base + chunk_bytes, p_.size_bytes) - 1);
+    dmi.allow_read_write();
+    dmi.set_read_latency(read_latency_);
+    dmi.set_write_latency(write_latency_);
+    return true;
+}
+
+}  // namespace fecsim::mem

@@ -1,0 +1,70 @@
+// Interconnect: decodes addresses to targets, adds the fabric latency of the region, and tells
+// initiators the memory attribute of every range (how the CPU maps it). Unmapped addresses get
+// TLM_ADDRESS_ERROR_RESPONSE, which initiators report as a fault.
+#pragma once
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_initiator_socket.h>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fecsim::mem {
+
+// Memory type of a range as the CPU maps it (device DMA ignores it).
+enum class mem_attr {
+    normal_cacheable,     // kernel linear map: pages, skbs, page_pool buffers
+    normal_noncacheable,  // dma_alloc_coherent on a non-coherent SoC: descriptor rings
+    device,               // MMIO registers (nGnRE)
+};
+const char* to_string(mem_attr a);
+mem_attr mem_attr_from_string(const std::string& s);  // throws std::invalid_argument
+
+struct region {
+    std::string name;
+    uint64_t base = 0, size = 0;
+    mem_attr attr = mem_attr::normal_cacheable;
+    std::string target;       // name of the target port it decodes to
+    uint64_t offset = 0;      // target-local address of `base`
+    double latency_ns = 0;    // fabric latency added to every access of this range
+    bool contains(uint64_t a) const { return a >= base && a - base < size; }
+};
+
+class router : public sc_core::sc_module {
+public:
+    // A platform may have no initiator (or no target) yet; both sides accept zero bindings.
+    tlm_utils::multi_passthrough_target_socket<router, 32, tlm::tlm_base_protocol_types, 0,
+                                               sc_core::SC_ZERO_OR_MORE_BOUND> in;
+    tlm_utils::multi_passthrough_initiator_socket<router, 32, tlm::tlm_base_protocol_types, 0,
+                                                  sc_core::SC_ZERO_OR_MORE_BOUND> out;
+
+    explicit router(sc_core::sc_module_name name);
+
+    // Binds a target under `name`; regions refer to it by that name.
+    void connect(const std::string& name, tlm::tlm_target_socket<>& target);
+    // Adds a range. Throws std::invalid_argument on overlap, empty size or unknown target.
+    void add_region(const region& r);
+
+    const region* decode(uint64_t addr) const;  // nullptr when unmapped
+    const std::vector<region>& regions() const { return regions_; }
+
+    uint64_t address_errors() const { return address_errors_; }
+
+private:
+    void b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+    bool get_direct_mem_ptr(int id, tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi);
+    unsigned transport_dbg(int id, tlm::tlm_generic_payload& gp);
+    void invalidate_direct_mem_ptr(int id, sc_dt::uint64 start, sc_dt::uint64 end);
+    int target_index(const std::string& name) const;
+
+    std::vector<std::string> targets_;
+    std::vector<region> regions_;      // sorted by base
+    std::vector<int> region_target_;   // port index per region
+    mutable const region* last_ = nullptr;
+    uint64_t address_errors_ = 0;
+};
+
+}  // namespace fecsim::mem

@@ -1,0 +1,20 @@
+#include "models/sim_context.h"
+
+#include <systemc>
+
+#include <cstdlib>
+
+// libsystemc's own main() calls sc_main(); fecsim and the tests bring their own main(), so
+// this definition only satisfies the library's reference and is never called.
+int sc_main(int, char*[]) { return 1; }
+
+namespace fecsim {
+
+void fresh_simulation() {
+    setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+    auto* ctx = new sc_core::sc_simcontext();
+    sc_core::sc_curr_simcontext = ctx;
+    sc_core::sc_default_global_context = ctx;
+}
+
+}  // namespace fecsim

@@ -1,0 +1,15 @@
+// Simulation-wide counters shared by all models (reported as sim.* in the result file).
+#pragma once
+
+#include <cstdint>
+
+namespace fecsim {
+
+// Every model process activation (a method run, a thread wake-up) adds one, so the result file
+// can report how many kernel events a simulated packet costs (DESIGN.md §2 "Budget").
+struct sim_stats {
+    static inline uint64_t kernel_events = 0;
+    static void count_event() { ++kernel_events; }
+};
+
+}  // namespace fecsim

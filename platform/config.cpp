@@ -1,0 +1,392 @@
+#include "platform/config.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fecsim {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string dotted_to_pointer(std::string_view dotted) {
+    std::string p;
+    size_t start = 0;
+    while (start <= dotted.size() && !dotted.empty()) {
+        size_t dot = dotted.find('.', start);
+        if (dot == std::string_view::npos) dot = dotted.size();
+        p += '/';
+        p += dotted.substr(start, dot - start);
+        start = dot + 1;
+    }
+    return p;
+}
+
+std::string describe(const json& v) {
+    switch (v.type()) {
+    case json::value_t::string: return "string " + v.dump();
+    case json::value_t::boolean: return "boolean " + v.dump();
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned:
+    case json::value_t::number_float: return v.dump();
+    case json::value_t::object: return "an object";
+    case json::value_t::array: return "an array";
+    default: return "null";
+    }
+}
+
+// Reads and parses one JSON file; errors name the file and the line/column.
+json read_json_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw config_error(path + ": cannot open file");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string text = ss.str();
+    try {
+        return json::parse(text);
+    } catch (const json::parse_error& e) {
+        size_t byte = std::min<size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
+        size_t line = 1 + std::count(text.begin(), text.begin() + byte, '\n');
+        size_t col = byte - (text.rfind('\n', byte == 0 ? 0 : byte - 1) == std::string::npos
+                                 ? 0 : text.rfind('\n', byte == 0 ? 0 : byte - 1) + 1) + 1;
+        std::string msg = e.what();
+        auto pos = msg.find("syntax error");
+        if (pos != std::string::npos) msg = msg.substr(pos);
+        throw config_error(path + ": line " + std::to_string(line) + ", column " + std::to_string(col) +
+                           ": invalid JSON: " + msg);
+    }
+}
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+    std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        cur[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j)
+            cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        std::swap(prev, cur);
+    }
+    return prev[b.size()];
+}
+
+// Keys starting with "//" are comments (sources, reasoning) and never reach the models.
+void strip_comments(json& node) {
+    if (node.is_object()) {
+        for (auto it = node.begin(); it != node.end();) {
+            if (it.key().rfind("//", 0) == 0) it = node.erase(it);
+            else strip_comments(*it++);
+        }
+    } else if (node.is_array()) {
+        for (auto& e : node) strip_comments(e);
+    }
+}
+
+bool is_leaf_schema(const json& s) { return s.is_object() && s.contains("type") && s["type"].is_string(); }
+
+// The layered tree and where each value came from (JSON pointer -> file name or "--set ...").
+class layered_tree {
+public:
+    json tree = json::object();
+    std::map<std::string, std::string> origin;
+
+    void merge(const json& layer, const std::string& source) { merge_into(tree, layer, "", source); }
+
+    void set(const std::string& pointer, const json& value, const std::string& source) {
+        json* node = &tree;
+        std::string p;
+        size_t start = 1;
+        while (start <= pointer.size()) {
+            size_t slash = pointer.find('/', start);
+            if (slash == std::string::npos) slash = pointer.size();
+            std::string key = pointer.substr(start, slash - start);
+            p += "/" + key;
+            if (!node->is_object())
+                throw config_error(source + ": " + p.substr(0, p.rfind('/')) + ": is not an object");
+            if (slash == pointer.size()) {
+                (*node)[key] = value;
+                record(p, value, source);
+                return;
+            }
+            if (!node->contains(key)) {
+                (*node)[key] = json::object();
+                origin.emplace(p, source);
+            }
+            node = &(*node)[key];
+            start = slash + 1;
+        }
+    }
+
+    std::string source_of(std::string pointer) const {
+        while (true) {
+            auto it = origin.find(pointer);
+            if (it != origin.end()) return it->second;
+            if (pointer.empty()) return "<config>";
+            pointer = pointer.substr(0, pointer.rfind('/'));
+        }
+    }
+
+private:
+    void record(const std::string& p, const json& v, const std::string& source) {
+        origin[p] = source;
+        if (v.is_object())
+            for (auto& [k, c] : v.items()) record(p + "/" + k, c, source);
+        else if (v.is_array())
+            for (size_t i = 0; i < v.size(); ++i) record(p + "/" + std::to_string(i), v[i], source);
+    }
+
+    void merge_into(json& dst, const json& src, const std::string& p, const std::string& source) {
+        for (auto& [k, v] : src.items()) {
+            std::string cp = p + "/" + k;
+            if (v.is_object() && dst.contains(k) && dst[k].is_object()) {
+                merge_into(dst[k], v, cp, source);
+            } else {
+                dst[k] = v;
+                record(cp, v, source);
+            }
+        }
+    }
+};
+
+class validator {
+public:
+    validator(const layered_tree& t, std::vector<std::string>& errors) : t_(t), errors_(errors) {}
+
+    void object(json& node, const json& schema, const std::string& p) {
+        if (!node.is_object()) {
+            error(p, "expected an object, got " + describe(node));
+            return;
+        }
+        for (auto& [k, v] : node.items()) {
+            if (!schema.contains(k) || k[0] == '$') {
+                error(p + "/" + k, "unknown key" + suggestion(k, schema));
+                continue;
+            }
+            (void)v;
+        }
+        for (auto& [k, s] : schema.items()) {
+            if (k[0] == '$') continue;
+            const std::string cp = p + "/" + k;
+            if (!node.contains(k)) {
+                if (is_leaf_schema(s) && s.contains("default")) {
+                    node[k] = s["default"];
+                } else if (!is_leaf_schema(s) && !has_required(s)) {
+                    node[k] = json::object();
+                } else {
+                    error(cp, "missing required key", p);
+                    continue;
+                }
+            }
+            if (is_leaf_schema(s)) leaf(node[k], s, cp);
+            else object(node[k], s, cp);
+        }
+    }
+
+private:
+    void leaf(json& v, const json& s, const std::string& p) {
+        const std::string type = s["type"];
+        if (type == "number") {
+            if (!v.is_number()) return error(p, "expected a number, got " + describe(v));
+            range(v.get<double>(), s, p);
+        } else if (type == "integer") {
+            if (!v.is_number() || std::floor(v.get<double>()) != v.get<double>())
+                return error(p, "expected an integer, got " + describe(v));
+            if (v.is_number_float()) v = static_cast<int64_t>(v.get<double>());
+            range(v.get<double>(), s, p);
+        } else if (type == "boolean") {
+            if (!v.is_boolean()) return error(p, "expected true or false, got " + describe(v));
+        } else if (type == "string") {
+            if (!v.is_string()) return error(p, "expected a string, got " + describe(v));
+        } else if (type == "address") {
+            try {
+                (void)parse_address(v);
+            } catch (const std::invalid_argument&) {
+                return error(p, "expected an address (integer or \"0x...\" string), got " + describe(v));
+            }
+        } else if (type == "enum") {
+            const json& values = s["values"];
+            if (std::find(values.begin(), values.end(), v) == values.end()) {
+                std::string list;
+                for (auto& a : values) list += (list.empty() ? "" : ", ") + (a.is_string() ? a.get<std::string>() : a.dump());
+                return error(p, "expected one of " + list + ", got " + (v.is_string() ? v.dump() : describe(v)));
+            }
+        } else if (type == "array") {
+            if (!v.is_array()) return error(p, "expected an array, got " + describe(v));
+            const json& items = s["items"];
+            for (size_t i = 0; i < v.size(); ++i) {
+                const std::string ip = p + "/" + std::to_string(i);
+                if (is_leaf_schema(items)) leaf(v[i], items, ip);
+                else object(v[i], items, ip);
+            }
+        } else {
+            throw std::logic_error("schema: " + p + ": unknown type '" + type + "'");
+        }
+    }
+
+    void range(double x, const json& s, const std::string& p) {
+        const bool lo = s.contains("min") && x < s["min"].get<double>();
+        const bool hi = s.contains("max") && x > s["max"].get<double>();
+        if (lo || hi) {
+            std::string want = s.contains("min") && s.contains("max")
+                ? "a value in [" + s["min"].dump() + ", " + s["max"].dump() + "]"
+                : s.contains("min") ? "a value >= " + s["min"].dump() : "a value <= " + s["max"].dump();
+            error(p, "expected " + want + ", got " + json(x).dump());
+        }
+    }
+
+    static bool has_required(const json& schema) {
+        for (auto& [k, s] : schema.items()) {
+            if (k[0] == '$') continue;
+            if (is_leaf_schema(s) ? !s.contains("default") : has_required(s)) return true;
+        }
+        return false;
+    }
+
+    static std::string suggestion(const std::string& key, const json& schema) {
+        std::string best;
+        size_t best_d = 3;
+        for (auto& [k, s] : schema.items()) {
+            if (k[0] == '$') continue;
+            size_t d = edit_distance(key, k);
+            if (d < best_d) best_d = d, best = k;
+        }
+        return best.empty() ? "" : " (did you mean '" + best + "'?)";
+    }
+
+    void error(const std::string& p, const std::string& msg, const std::string& source_pointer = "") {
+        errors_.push_back(t_.source_of(source_pointer.empty() ? p : source_pointer) + ": " + p + ": " + msg);
+    }
+
+    const layered_tree& t_;
+    std::vector<std::string>& errors_;
+};
+
+json load_schema(const std::string& config_dir) {
+    const fs::path dir = fs::path(config_dir) / "schema";
+    std::vector<fs::path> files;
+    std::error_code ec;
+    for (auto& e : fs::directory_iterator(dir, ec))
+        if (e.path().extension() == ".json") files.push_back(e.path());
+    if (ec || files.empty()) throw config_error(dir.string() + ": no schema files found");
+    std::sort(files.begin(), files.end());
+    json schema = json::object();
+    for (auto& f : files) {
+        json part = read_json_file(f.string());
+        for (auto& [k, v] : part.items()) {
+            if (schema.contains(k)) throw std::logic_error(f.string() + ": schema section '" + k + "' defined twice");
+            schema[k] = v;
+        }
+    }
+    return schema;
+}
+
+}  // namespace
+
+uint64_t parse_address(const json& v) {
+    if (v.is_number_unsigned()) return v.get<uint64_t>();
+    if (v.is_number_integer() && v.get<int64_t>() >= 0) return static_cast<uint64_t>(v.get<int64_t>());
+    if (v.is_string()) {
+        const std::string& s = v.get_ref<const std::string&>();
+        if (s.size() > 2 && s.size() <= 18 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') &&
+            std::all_of(s.begin() + 2, s.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); }))
+            return std::stoull(s.substr(2), nullptr, 16);
+    }
+    throw std::invalid_argument("not an address");
+}
+
+std::string config::default_config_dir() {
+    if (const char* env = std::getenv("FECSIM_CONFIG_DIR"); env && *env) return env;
+    return FECSIM_SOURCE_CONFIG_DIR;
+}
+
+config config::load(const std::string& experiment_path, const std::vector<std::string>& sets,
+                    const std::string& config_dir) {
+    const json experiment = read_json_file(experiment_path);
+    if (!experiment.is_object()) throw config_error(experiment_path + ": expected a JSON object at the top level");
+    if (!experiment.contains("platform") || !experiment["platform"].is_string())
+        throw config_error(experiment_path + ": /platform: missing required key (the platform profile's name)");
+
+    const std::string platform = experiment["platform"];
+    const fs::path platforms_dir = fs::path(config_dir) / "platforms";
+    const fs::path platform_path = platforms_dir / (platform + ".json");
+    if (platform.find('/') != std::string::npos || !fs::exists(platform_path)) {
+        std::string known;
+        std::vector<std::string> names;
+        for (auto& e : fs::directory_iterator(platforms_dir))
+            if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
+        std::sort(names.begin(), names.end());
+        for (auto& n : names) known += (known.empty() ? "" : ", ") + n;
+        throw config_error(experiment_path + ": /platform: unknown platform \"" + platform + "\" (known: " + known + ")");
+    }
+
+    layered_tree t;
+    const json profile = read_json_file(platform_path.string());
+    if (!profile.is_object()) throw config_error(platform_path.string() + ": expected a JSON object at the top level");
+    t.merge(profile, platform_path.string());
+    t.merge(experiment, experiment_path);
+
+    for (const std::string& s : sets) {
+        const std::string source = "--set " + s;
+        const size_t eq = s.find('=');
+        if (eq == std::string::npos || eq == 0)
+            throw config_error(source + ": expected dotted.key=value");
+        const std::string key = s.substr(0, eq), text = s.substr(eq + 1);
+        if (key.front() == '.' || key.back() == '.' || key.find("..") != std::string::npos)
+            throw config_error(source + ": malformed key \"" + key + "\"");
+        if (key == "platform") throw config_error(source + ": the platform is chosen by the experiment file");
+        json value;
+        try {
+            value = json::parse(text);  // numbers, booleans, quoted strings, arrays, objects
+        } catch (const json::parse_error&) {
+            value = text;  // a bare word is a string
+        }
+        t.set(dotted_to_pointer(key), value, source);
+    }
+
+    strip_comments(t.tree);
+    std::vector<std::string> errors;
+    validator(t, errors).object(t.tree, load_schema(config_dir), "");
+    if (!errors.empty()) {
+        std::string all;
+        for (auto& e : errors) all += (all.empty() ? "" : "\n") + e;
+        throw config_error(all);
+    }
+    config c;
+    c.tree_ = std::move(t.tree);
+    c.origin_ = std::move(t.origin);
+    return c;
+}
+
+config_error config::error_at(const std::string& pointer, const std::string& message) const {
+    std::string p = pointer;
+    while (!origin_.count(p) && !p.empty()) p = p.substr(0, p.rfind('/'));
+    const auto it = origin_.find(p);
+    return config_error((it == origin_.end() ? "<config>" : it->second) + ": " + pointer + ": " + message);
+}
+
+config_view::config_view(const json& root, std::string prefix) : prefix_(std::move(prefix)) {
+    node_ = prefix_.empty() ? &root : &root.at(json::json_pointer(dotted_to_pointer(prefix_)));
+}
+
+const json& config_view::at(std::string_view key) const {
+    const json::json_pointer ptr(dotted_to_pointer(key));
+    if (!node_->contains(ptr))
+        throw std::logic_error("config: no key '" + prefix_ + (prefix_.empty() ? "" : ".") + std::string(key) + "'");
+    return (*node_)[ptr];
+}
+
+bool config_view::has(std::string_view key) const { return node_->contains(json::json_pointer(dotted_to_pointer(key))); }
+double config_view::number(std::string_view key) const { return at(key).get<double>(); }
+int64_t config_view::integer(std::string_view key) const { return at(key).get<int64_t>(); }
+uint64_t config_view::address(std::string_view key) const { return parse_address(at(key)); }
+bool config_view::boolean(std::string_view key) const { return at(key).get<bool>(); }
+const std::string& config_view::string(std::string_view key) const { return at(key).get_ref<const std::string&>(); }
+
+config_view config_view::section(std::string_view key) const {
+    return config_view(&at(key), prefix_.empty() ? std::string(key) : prefix_ + "." + std::string(key));
+}
+
+}  // namespace fecsim

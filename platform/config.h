@@ -1,0 +1,71 @@
+// Configuration: an experiment file layered over a platform profile, then --set overrides,
+// validated against the schema in configs/schema/*.json. See docs/configuration.md.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fecsim {
+
+// Bad input. what() holds one or more lines of the form "FILE: /json/pointer: message".
+struct config_error : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Read-only view of one section of a resolved configuration (e.g. "cpu" or "fec.rx").
+// Keys are dotted paths relative to the section. Every key is validated before a view exists,
+// so a missing key here is a programming error (std::logic_error), not bad input.
+class config_view {
+public:
+    config_view(const nlohmann::json& root, std::string prefix);
+
+    const nlohmann::json& at(std::string_view key) const;
+    bool has(std::string_view key) const;
+    double number(std::string_view key) const;
+    int64_t integer(std::string_view key) const;
+    uint64_t address(std::string_view key) const;  // integer or "0x..." string
+    bool boolean(std::string_view key) const;
+    const std::string& string(std::string_view key) const;
+    config_view section(std::string_view key) const;
+    const std::string& prefix() const { return prefix_; }
+
+private:
+    config_view(const nlohmann::json* node, std::string prefix) : node_(node), prefix_(std::move(prefix)) {}
+    const nlohmann::json* node_;
+    std::string prefix_;
+};
+
+// Parses an address value: a non-negative integer or a "0x..." hex string.
+uint64_t parse_address(const nlohmann::json& value);
+
+class config {
+public:
+    // Directory holding platforms/, schema/, costs/, experiments/.
+    static std::string default_config_dir();
+
+    // Loads EXPERIMENT (which names "platform"), merges it over the platform profile, applies
+    // `sets` ("dotted.key=value"; the value is typed as JSON when it parses, else a string),
+    // fills schema defaults and validates. Throws config_error listing every problem.
+    static config load(const std::string& experiment_path, const std::vector<std::string>& sets,
+                       const std::string& config_dir = default_config_dir());
+
+    const nlohmann::json& tree() const { return tree_; }
+    config_view view(std::string_view section = "") const { return config_view(tree_, std::string(section)); }
+    uint64_t seed() const { return tree_.at("seed").get<uint64_t>(); }
+
+    // A config_error for a value the schema accepted but the assembled model cannot use,
+    // naming the file the value at `pointer` came from.
+    config_error error_at(const std::string& pointer, const std::string& message) const;
+
+private:
+    nlohmann::json tree_;
+    std::map<std::string, std::string> origin_;  // JSON pointer -> file or "--set ..."
+};
+
+}  // namespace fecsim

@@ -1,0 +1,128 @@
+// The fecsim command line (DESIGN.md §5): run | validate | list.
+// Exit status: 0 ok, 1 model or internal error, 2 bad input.
+#include "platform/config.h"
+#include "platform/simulation.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr const char* usage =
+    "usage: fecsim run CONFIG.json [--set dotted.key=value ...] [--out result.json] [--quiet]\n"
+    "       fecsim validate CONFIG.json [--set dotted.key=value ...]\n"
+    "       fecsim list\n";
+
+struct bad_usage {
+    std::string message;
+};
+
+struct options {
+    std::string command, config_path, out_path;
+    std::vector<std::string> sets;
+    bool quiet = false;
+};
+
+options parse(int argc, char** argv) {
+    options o;
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty()) throw bad_usage{"missing command"};
+    o.command = args[0];
+    if (o.command != "run" && o.command != "validate" && o.command != "list")
+        throw bad_usage{"unknown command '" + o.command + "'"};
+    const bool takes_run_options = o.command == "run";
+    for (size_t i = 1; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        auto value = [&](const std::string& flag) -> std::string {
+            if (a.size() > flag.size() && a.compare(0, flag.size() + 1, flag + "=") == 0) return a.substr(flag.size() + 1);
+            if (i + 1 >= args.size()) throw bad_usage{flag + " needs a value"};
+            return args[++i];
+        };
+        auto is = [&](const std::string& flag) { return a == flag || a.rfind(flag + "=", 0) == 0; };
+        if (o.command == "list") throw bad_usage{"list takes no arguments, got '" + a + "'"};
+        if (is("--set")) o.sets.push_back(value("--set"));
+        else if (takes_run_options && is("--out")) o.out_path = value("--out");
+        else if (takes_run_options && a == "--quiet") o.quiet = true;
+        else if (a.rfind("-", 0) == 0) throw bad_usage{"unknown option '" + a + "' for " + o.command};
+        else if (o.config_path.empty()) o.config_path = a;
+        else throw bad_usage{"unexpected argument '" + a + "'"};
+    }
+    if (o.command != "list" && o.config_path.empty()) throw bad_usage{o.command + " needs a CONFIG.json"};
+    return o;
+}
+
+// `fecsim list`: the platform profiles and ready-to-run experiments shipped in configs/.
+int list_configs() {
+    namespace fs = std::filesystem;
+    const fs::path dir = fecsim::config::default_config_dir();
+    for (const char* kind : {"platforms", "experiments"}) {
+        std::vector<fs::path> files;
+        for (auto& e : fs::directory_iterator(dir / kind))
+            if (e.path().extension() == ".json") files.push_back(e.path());
+        std::sort(files.begin(), files.end());
+        std::cout << kind << ":\n";
+        for (auto& f : files) {
+            std::string what;
+            try {
+                std::ifstream in(f);
+                auto j = nlohmann::json::parse(in);
+                if (j.contains("description")) what = j["description"];
+                else if (j.contains("//")) what = j["//"];
+            } catch (const std::exception&) {
+                what = "(unreadable JSON)";
+            }
+            std::cout << "  " << (std::string(kind) == "platforms" ? f.stem().string() : fs::relative(f).string())
+                      << (what.empty() ? "" : "  " + what) << '\n';
+        }
+    }
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    options o;
+    try {
+        o = parse(argc, argv);
+    } catch (const bad_usage& e) {
+        std::cerr << "fecsim: " << e.message << '\n' << usage;
+        return 2;
+    }
+    if (o.command == "list") return list_configs();
+
+    std::optional<fecsim::config> cfg;
+    try {
+        cfg = fecsim::config::load(o.config_path, o.sets);
+    } catch (const fecsim::config_error& e) {
+        std::cerr << e.what() << '\n';
+        return 2;
+    }
+    if (o.command == "validate") {
+        std::cout << cfg->tree().dump(2) << '\n';
+        return 0;
+    }
+
+    try {
+        const nlohmann::json result = fecsim::run_simulation(*cfg);
+        if (!o.out_path.empty()) fecsim::write_result(o.out_path, result);
+        if (!o.quiet) {
+            const auto& sim = result["sim"];
+            std::printf("simulated %.3f s in %.2f s wall (speed %.3f)%s%s\n", sim["simulated_s"].get<double>(),
+                        sim["wall_s"].get<double>(), sim["speed"].get<double>(),
+                        o.out_path.empty() ? "" : ", result in ", o.out_path.c_str());
+        }
+    } catch (const fecsim::config_error& e) {
+        std::cerr << e.what() << '\n';
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << "fecsim: simulation error: " << e.what() << '\n';
+        return 1;
+    }
+    return 0;
+}

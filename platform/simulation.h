@@ -1,0 +1,16 @@
+// One fecsim run: elaborate the SoC, run warm-up and the measurement window, build the result.
+#pragma once
+
+#include "platform/config.h"
+
+#include <nlohmann/json.hpp>
+
+namespace fecsim {
+
+// Runs `cfg` in a fresh SystemC context and returns the result document (docs/results.md).
+nlohmann::json run_simulation(const config& cfg);
+
+// Writes `result` as indented JSON with a trailing newline; throws std::runtime_error on I/O errors.
+void write_result(const std::string& path, const nlohmann::json& result);
+
+}  // namespace fecsim

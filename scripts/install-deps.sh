@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the Debian packages fecsim needs to build, test and run.
+# Idempotent: asks apt only for what is missing, and says so when nothing is.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config make
+  libsystemc-dev          # SystemC 2.3.4 + TLM 2.0.6 (pkg-config only, no CMake config)
+  nlohmann-json3-dev      # configuration and result files
+  libgtest-dev            # unit and scenario tests
+  libbenchmark-dev        # bench/ (speed of the models)
+  libpcap-dev             # pcap capture and replay
+  tshark                  # independent frame decoder used by the traffic tests
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present, nothing to do"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,138 @@
+// Interconnect: decoding, attributes, fabric latency, target offsets, address errors, DMI.
+#include "models/mem/ddr.h"
+#include "models/mem/router.h"
+#include "models/sim_context.h"
+#include "tests/support/tlm_initiator.h"
+
+#include <gtest/gtest.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include <functional>
+
+namespace fecsim {
+namespace {
+
+using sc_core::sc_time;
+using sc_core::SC_NS;
+
+// A register-like target that records the local address it was given.
+struct fake_device : sc_core::sc_module {
+    tlm_utils::simple_target_socket<fake_device> socket{"socket"};
+    uint64_t last_addr = ~0ull;
+    explicit fake_device(sc_core::sc_module_name n) : sc_module(n) {
+        socket.register_b_transport(this, &fake_device::b_transport);
+    }
+    void b_transport(tlm::tlm_generic_payload& gp, sc_time& d) {
+        last_addr = gp.get_address();
+        d += sc_time(10, SC_NS);
+        gp.set_response_status(tlm::TLM_OK_RESPONSE);
+    }
+};
+
+mem::ddr_params small_ddr() {
+    mem::ddr_params p;
+    p.size_bytes = 64 << 20;
+    p.read_latency_ns = 100;
+    p.write_latency_ns = 20;
+    p.bandwidth_mb_per_s = 16000;
+    return p;
+}
+
+struct bench : sc_core::sc_module {
+    mem::ddr dram{"dram", small_ddr()};
+    fake_device dev{"dev"};
+    mem::router bus{"bus"};
+    test::tlm_initiator cpu{"cpu"};
+    std::function<void(test::tlm_initiator&)> body;
+
+    SC_HAS_PROCESS(bench);
+    explicit bench(sc_core::sc_module_name n) : sc_module(n) {
+        cpu.socket.bind(bus.in);
+        bus.connect("ddr", dram.socket);
+        bus.connect("dev", dev.socket);
+        bus.add_region({"dram", 0x40000000, 48 << 20, mem::mem_attr::normal_cacheable, "ddr", 0, 20});
+        bus.add_region({"coherent", 0x43000000, 16 << 20, mem::mem_attr::normal_noncacheable, "ddr", 48 << 20, 20});
+        bus.add_region({"regs", 0x30be0000, 0x4000, mem::mem_attr::device, "dev", 0, 150});
+        SC_THREAD(run);
+    }
+    void run() { if (body) body(cpu); }
+};
+
+TEST(router, decodes_ranges_with_their_attributes) {
+    fresh_simulation();
+    bench t("t");
+    ASSERT_NE(t.bus.decode(0x40000000), nullptr);
+    EXPECT_EQ(t.bus.decode(0x40000000)->attr, mem::mem_attr::normal_cacheable);
+    EXPECT_EQ(t.bus.decode(0x43000040)->attr, mem::mem_attr::normal_noncacheable);
+    EXPECT_EQ(t.bus.decode(0x30be0014)->attr, mem::mem_attr::device);
+    EXPECT_EQ(t.bus.decode(0x30be0014)->name, "regs");
+    EXPECT_EQ(t.bus.decode(0x30be4000), nullptr);
+    EXPECT_EQ(t.bus.decode(0x3fffffff), nullptr);
+    EXPECT_EQ(t.bus.decode(0x44000000), nullptr);
+}
+
+TEST(router, adds_fabric_latency_and_translates_to_target_offsets) {
+    fresh_simulation();
+    bench t("t");
+    t.body = [&](test::tlm_initiator& m) {
+        uint32_t v = 0;
+        auto r = m.read(0x30be0184, &v, 4);
+        EXPECT_EQ(r.status, tlm::TLM_OK_RESPONSE);
+        EXPECT_EQ(r.delay, sc_time(160, SC_NS));  // 150 fabric + 10 device
+        EXPECT_EQ(t.dev.last_addr, 0x184u);
+        // The coherent window aliases DDR at offset 48 MiB.
+        uint32_t w = 0xcafef00d;
+        EXPECT_EQ(m.write(0x43000010, &w, 4).status, tlm::TLM_OK_RESPONSE);
+        uint32_t back = 0;
+        t.dram.peek((48 << 20) + 0x10, &back, 4);
+        EXPECT_EQ(back, w);
+        sc_core::wait(1, sc_core::SC_US);
+        EXPECT_EQ(m.read(0x40000000, &v, 4).delay, sc_time(124, SC_NS));  // 20 + 100 + 4
+    };
+    sc_core::sc_start();
+}
+
+TEST(router, unmapped_and_straddling_accesses_are_address_errors) {
+    fresh_simulation();
+    bench t("t");
+    t.body = [&](test::tlm_initiator& m) {
+        uint8_t buf[8] = {};
+        EXPECT_EQ(m.read(0x10000000, buf, 4).status, tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        EXPECT_EQ(m.read(0x30be3ffc, buf, 8).status, tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        EXPECT_EQ(m.write(0xffffffff, buf, 1).status, tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    };
+    sc_core::sc_start();
+    EXPECT_EQ(t.bus.address_errors(), 3u);
+}
+
+TEST(router, rejects_overlaps_empty_ranges_and_unknown_targets) {
+    fresh_simulation();
+    bench t("t");
+    EXPECT_THROW(t.bus.add_region({"x", 0x30be2000, 0x4000, mem::mem_attr::device, "dev", 0, 0}), std::invalid_argument);
+    EXPECT_THROW(t.bus.add_region({"y", 0x50000000, 0, mem::mem_attr::device, "dev", 0, 0}), std::invalid_argument);
+    EXPECT_THROW(t.bus.add_region({"z", 0x50000000, 16, mem::mem_attr::device, "nope", 0, 0}), std::invalid_argument);
+    EXPECT_THROW(mem::mem_attr_from_string("cacheable"), std::invalid_argument);
+}
+
+TEST(router, dmi_ranges_come_back_in_global_addresses_clipped_to_the_region) {
+    fresh_simulation();
+    bench t("t");
+    t.body = [&](test::tlm_initiator& m) {
+        tlm::tlm_generic_payload gp;
+        tlm::tlm_dmi dmi;
+        gp.set_address(0x43000100);
+        ASSERT_TRUE(m.socket->get_direct_mem_ptr(gp, dmi));
+        EXPECT_EQ(dmi.get_start_address(), 0x43000000u);
+        EXPECT_LE(dmi.get_end_address(), 0x43ffffffu);
+        dmi.get_dmi_ptr()[0x100] = 0x5a;
+        uint8_t b = 0;
+        t.dram.peek((48 << 20) + 0x100, &b, 1);
+        EXPECT_EQ(b, 0x5a);
+        gp.set_address(0x10000000);
+        EXPECT_FALSE(m.socket->get_direct_mem_ptr(gp, dmi));
+    };
+    sc_core::sc_start();
+}
+
+}  // namespace
+}  // namespace fecsim
