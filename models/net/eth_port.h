@@ -1,0 +1,31 @@
+// How Ethernet devices connect: a device transmits through an eth_tx (one end of a link) and
+// receives through the eth_sink it registered with the link. The link serialises at line rate
+// and delivers each frame as one event at the time its last bit arrives (DESIGN.md §2).
+#pragma once
+
+#include "models/net/frame.h"
+
+#include <systemc>
+
+namespace fecsim::net {
+
+// Receiving side. Called at the simulated time the frame's last bit (+ propagation) arrives.
+class eth_sink {
+public:
+    virtual ~eth_sink() = default;
+    virtual void frame_arrived(frame_ptr f) = 0;
+};
+
+// Transmitting side, held by a MAC, a generator or a switch port.
+class eth_tx {
+public:
+    virtual ~eth_tx() = default;
+    // Serialises `f` starting at max(now, tx_free_at()); returns the time at which the
+    // transmitter may start its next frame (end of frame + IFG). The frame is delivered to the
+    // other end's sink at end of frame + propagation delay.
+    virtual sc_core::sc_time send(frame_ptr f) = 0;
+    virtual sc_core::sc_time tx_free_at() const = 0;
+    virtual double speed_mbps() const = 0;
+};
+
+}  // namespace fecsim::net
