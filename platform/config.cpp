@@ -104,8 +104,24 @@ public:
             if (slash == std::string::npos) slash = pointer.size();
             std::string key = pointer.substr(start, slash - start);
             p += "/" + key;
-            if (!node->is_object())
-                throw config_error(source + ": " + p.substr(0, p.rfind('/')) + ": is not an object");
+            const std::string parent = p.substr(0, p.rfind('/'));
+            if (node->is_array()) {  // an existing array element: mem.regions.1.latency_ns
+                const bool index = !key.empty() && key.size() < 6 &&
+                                   std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; });
+                if (!index || std::stoul(key) >= node->size())
+                    throw config_error(source + ": " + p + ": no such array element (" + parent + " has " +
+                                       std::to_string(node->size()) + ")");
+                json& element = (*node)[std::stoul(key)];
+                if (slash == pointer.size()) {
+                    element = value;
+                    record(p, value, source);
+                    return;
+                }
+                node = &element;
+                start = slash + 1;
+                continue;
+            }
+            if (!node->is_object()) throw config_error(source + ": " + parent + ": is not an object");
             if (slash == pointer.size()) {
                 (*node)[key] = value;
                 record(p, value, source);
@@ -323,6 +339,7 @@ config config::load(const std::string& experiment_path, const std::vector<std::s
     }
 
     layered_tree t;
+    t.origin[""] = platform_path.string();  // what the profile lacks is the profile's to provide
     const json profile = read_json_file(platform_path.string());
     if (!profile.is_object()) throw config_error(platform_path.string() + ": expected a JSON object at the top level");
     t.merge(profile, platform_path.string());

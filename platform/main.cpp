@@ -107,6 +107,10 @@ int main(int argc, char** argv) {
         std::cout << cfg->tree().dump(2) << '\n';
         return 0;
     }
+    if (!o.out_path.empty() && !std::ofstream(o.out_path, std::ios::app)) {
+        std::cerr << o.out_path << ": cannot write result file\n";
+        return 2;
+    }
 
     try {
         const nlohmann::json result = fecsim::run_simulation(*cfg);

@@ -1,0 +1,183 @@
+// Configuration loading: layering, --set typing, defaults, and every class of bad input.
+#include "platform/config.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace fecsim {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string data = FECSIM_TEST_DATA_DIR;
+const std::string configs = FECSIM_SOURCE_CONFIG_DIR;
+
+std::vector<std::string> lines(const std::string& s) {
+    std::vector<std::string> out;
+    size_t start = 0;
+    while (start < s.size()) {
+        size_t nl = s.find('\n', start);
+        if (nl == std::string::npos) nl = s.size();
+        out.push_back(s.substr(start, nl - start));
+        start = nl + 1;
+    }
+    return out;
+}
+
+std::string load_error(const std::string& path, const std::vector<std::string>& sets = {},
+                       const std::string& dir = configs) {
+    try {
+        config::load(path, sets, dir);
+    } catch (const config_error& e) {
+        return e.what();
+    }
+    return "";
+}
+
+// A scratch configuration tree with the real schema and one custom platform profile.
+struct scratch_dir {
+    fs::path root = fs::temp_directory_path() / ("fecsim-config-" + std::to_string(::getpid()) + "-" +
+                                                 ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    scratch_dir() {
+        fs::remove_all(root);
+        fs::create_directories(root / "platforms");
+        fs::copy(fs::path(configs) / "schema", root / "schema");
+        fs::copy(fs::path(configs) / "platforms" / "imx8mp.json", root / "platforms" / "imx8mp.json");
+    }
+    ~scratch_dir() { fs::remove_all(root); }
+    std::string write(const std::string& rel, const std::string& text) {
+        std::ofstream(root / rel) << text;
+        return (root / rel).string();
+    }
+};
+
+TEST(config, every_shipped_experiment_and_platform_validates) {
+    int experiments = 0;
+    for (auto& e : fs::directory_iterator(fs::path(configs) / "experiments")) {
+        if (e.path().extension() != ".json") continue;
+        ++experiments;
+        EXPECT_EQ(load_error(e.path().string()), "") << e.path();
+    }
+    EXPECT_GT(experiments, 0);
+    scratch_dir d;
+    for (auto& p : fs::directory_iterator(fs::path(configs) / "platforms")) {
+        const std::string exp = d.write("exp.json", "{\"platform\": \"" + p.path().stem().string() + "\"}");
+        EXPECT_EQ(load_error(exp, {}, configs), "") << p.path();
+    }
+}
+
+TEST(config, experiment_overrides_platform_and_schema_fills_defaults) {
+    const config c = config::load(data + "/minimal.json", {});
+    EXPECT_EQ(c.tree().at("platform"), "imx8mp");
+    EXPECT_EQ(c.tree().at("seed"), 1);              // schema default
+    EXPECT_EQ(c.tree().at("duration_s"), 1.0);      // schema default
+    EXPECT_FALSE(c.tree().contains("// comment"));  // comments never reach the models
+    EXPECT_FALSE(c.tree().at("mem").contains("//"));
+    EXPECT_EQ(c.view("mem.ddr").integer("burst_bytes"), 64);
+    EXPECT_EQ(c.view("mem").section("ddr").number("read_latency_ns"), 90);
+    EXPECT_EQ(parse_address(c.tree().at("mem").at("regions").at(0).at("base")), 0x40000000u);
+}
+
+TEST(config, set_overrides_are_typed) {
+    const config c = config::load(data + "/minimal.json",
+                                  {"seed=7", "duration_s=0.25", "description=hello world", "description=\"quoted\"",
+                                   "mem.ddr.read_latency_ns=120.5"});
+    EXPECT_TRUE(c.tree().at("seed").is_number_integer());
+    EXPECT_EQ(c.tree().at("seed"), 7);
+    EXPECT_EQ(c.tree().at("duration_s"), 0.25);
+    EXPECT_EQ(c.tree().at("description"), "quoted");  // last --set wins
+    EXPECT_EQ(c.view("mem.ddr").number("read_latency_ns"), 120.5);
+    // An integral float is accepted for an integer key and stored as an integer.
+    EXPECT_TRUE(config::load(data + "/minimal.json", {"seed=3.0"}).tree().at("seed").is_number_integer());
+}
+
+TEST(config, set_errors_name_the_override) {
+    EXPECT_EQ(load_error(data + "/minimal.json", {"seed=abc"}), "--set seed=abc: /seed: expected an integer, got string \"abc\"");
+    EXPECT_EQ(load_error(data + "/minimal.json", {"mem.ddr.read_latncy_ns=3"}),
+              "--set mem.ddr.read_latncy_ns=3: /mem/ddr/read_latncy_ns: unknown key (did you mean 'read_latency_ns'?)");
+    EXPECT_EQ(load_error(data + "/minimal.json", {"seed"}), "--set seed: expected dotted.key=value");
+    EXPECT_EQ(load_error(data + "/minimal.json", {"mem..ddr=1"}), "--set mem..ddr=1: malformed key \"mem..ddr\"");
+    EXPECT_EQ(load_error(data + "/minimal.json", {"mem.ddr.burst_bytes.x=1"}),
+              "--set mem.ddr.burst_bytes.x=1: /mem/ddr/burst_bytes: is not an object");
+    EXPECT_EQ(load_error(data + "/minimal.json", {"mem.regions.7.latency_ns=1"}),
+              "--set mem.regions.7.latency_ns=1: /mem/regions/7: no such array element (/mem/regions has 2)");
+    EXPECT_EQ(load_error(data + "/minimal.json", {"platform=imx93"}),
+              "--set platform=imx93: the platform is chosen by the experiment file");
+}
+
+TEST(config, typo_wrong_type_and_out_of_range_give_one_line_each) {
+    const std::string path = data + "/three_errors.json";
+    const auto got = lines(load_error(path));
+    ASSERT_EQ(got.size(), 3u) << load_error(path);
+    EXPECT_EQ(got[0], path + ": /durration_s: unknown key (did you mean 'duration_s'?)");
+    EXPECT_EQ(got[1], path + ": /seed: expected an integer, got string \"one\"");
+    EXPECT_EQ(got[2], path + ": /warmup_s: expected a value in [0, 3600], got -1.0");
+}
+
+TEST(config, enum_errors_list_the_allowed_values) {
+    EXPECT_EQ(load_error(data + "/minimal.json", {"mem.ddr.burst_bytes=48"}),
+              "--set mem.ddr.burst_bytes=48: /mem/ddr/burst_bytes: expected one of 16, 32, 64, 128, got 48");
+    EXPECT_EQ(load_error(data + "/minimal.json", {"mem.regions.1.attribute=cached"}),
+              "--set mem.regions.1.attribute=cached: /mem/regions/1/attribute: expected one of normal_cacheable, "
+              "normal_noncacheable, device, got \"cached\"");
+    // Array elements are addressed by index.
+    const config c = config::load(data + "/minimal.json", {"mem.regions.1.latency_ns=35"});
+    EXPECT_EQ(c.tree().at("mem").at("regions").at(1).at("latency_ns"), 35);
+}
+
+TEST(config, errors_in_the_platform_profile_name_the_profile) {
+    scratch_dir d;
+    const std::string profile = d.write("platforms/broken.json", R"({"mem": {"ddr": {"size_bytes": 1073741824,
+        "read_latency_ns": 90, "write_latency_ns": 20, "bandwidth_mb_per_s": 0, "burst_bytes": 64},
+        "regions": [{"name": "dram", "base": "0xZZ", "size_bytes": 4096, "target": "ddr", "attribute": "device"}]}})");
+    const std::string exp = d.write("exp.json", R"({"platform": "broken"})");
+    const auto got = lines(load_error(exp, {}, d.root.string()));
+    ASSERT_EQ(got.size(), 2u);
+    EXPECT_EQ(got[0], profile + ": /mem/ddr/bandwidth_mb_per_s: expected a value in [1, 1000000], got 0.0");
+    EXPECT_EQ(got[1], profile + ": /mem/regions/0/base: expected an address (integer or \"0x...\" string), got string \"0xZZ\"");
+}
+
+TEST(config, missing_required_keys_are_reported) {
+    scratch_dir d;
+    d.write("platforms/empty.json", "{}");
+    const std::string exp = d.write("exp.json", R"({"platform": "empty"})");
+    const std::string err = load_error(exp, {}, d.root.string());
+    EXPECT_NE(err.find((d.root / "platforms" / "empty.json").string() + ": /mem: missing required key"), std::string::npos)
+        << err;
+    d.write("platforms/partial.json", R"({"mem": {"ddr": {"size_bytes": 1073741824}}})");
+    const std::string partial = load_error(d.write("p.json", R"({"platform": "partial"})"), {}, d.root.string());
+    EXPECT_NE(partial.find(": /mem/ddr/read_latency_ns: missing required key"), std::string::npos) << partial;
+    EXPECT_NE(partial.find(": /mem/regions: missing required key"), std::string::npos) << partial;
+}
+
+TEST(config, unusable_files_are_clear_errors) {
+    const std::string syntax = load_error(data + "/syntax_error.json");
+    EXPECT_EQ(syntax.rfind(data + "/syntax_error.json: line 3, column 13: invalid JSON", 0), 0u) << syntax;
+    EXPECT_EQ(load_error(data + "/nope.json"), data + "/nope.json: cannot open file");
+    scratch_dir d;
+    const std::string no_platform = d.write("a.json", R"({"seed": 1})");
+    EXPECT_EQ(load_error(no_platform, {}, d.root.string()),
+              no_platform + ": /platform: missing required key (the platform profile's name)");
+    const std::string unknown = d.write("b.json", R"({"platform": "imx99"})");
+    EXPECT_EQ(load_error(unknown, {}, d.root.string()), unknown + ": /platform: unknown platform \"imx99\" (known: imx8mp)");
+    const std::string array = d.write("c.json", "[1, 2]");
+    EXPECT_EQ(load_error(array, {}, d.root.string()), array + ": expected a JSON object at the top level");
+}
+
+TEST(config, addresses_accept_integers_and_hex_strings_only) {
+    EXPECT_EQ(parse_address(nlohmann::json(4096)), 4096u);
+    EXPECT_EQ(parse_address(nlohmann::json("0x30BE0000")), 0x30be0000u);
+    EXPECT_THROW(parse_address(nlohmann::json(-1)), std::invalid_argument);
+    EXPECT_THROW(parse_address(nlohmann::json("30be0000")), std::invalid_argument);
+    EXPECT_THROW(parse_address(nlohmann::json("0x")), std::invalid_argument);
+    EXPECT_THROW(parse_address(nlohmann::json(1.5)), std::invalid_argument);
+}
+
+TEST(config, view_of_a_missing_key_is_a_programming_error) {
+    const config c = config::load(data + "/minimal.json", {});
+    EXPECT_THROW(c.view("mem.ddr").number("nope"), std::logic_error);
+}
+
+}  // namespace
+}  // namespace fecsim

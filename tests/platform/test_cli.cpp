@@ -1,0 +1,115 @@
+// The fecsim command line as users and scripts see it: exit codes, error lines, determinism.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+namespace fs = std::filesystem;
+const std::string fecsim = std::string(FECSIM_BINARY_DIR) + "/fecsim";
+const std::string data = FECSIM_TEST_DATA_DIR;
+const std::string experiment = std::string(FECSIM_SOURCE_CONFIG_DIR) + "/experiments/imx8mp-xdp-tx.json";
+
+struct outcome {
+    int status;
+    std::string out, err;
+};
+
+// Runs fecsim with `args` (shell words), capturing stdout and stderr separately.
+outcome run(const std::string& args) {
+    const fs::path err_file = fs::temp_directory_path() / ("fecsim-cli-" + std::to_string(::getpid()) + ".err");
+    const std::string cmd = fecsim + " " + args + " 2>" + err_file.string();
+    FILE* p = popen(cmd.c_str(), "r");
+    outcome o{};
+    std::array<char, 4096> buf;
+    size_t n;
+    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.out.append(buf.data(), n);
+    const int raw = pclose(p);
+    o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    std::ifstream in(err_file);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    o.err = ss.str();
+    fs::remove(err_file);
+    return o;
+}
+
+size_t count_lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n'); }
+
+TEST(cli, validate_prints_the_resolved_config) {
+    const outcome o = run("validate " + experiment + " --set seed=9");
+    ASSERT_EQ(o.status, 0) << o.err;
+    const auto j = nlohmann::json::parse(o.out);
+    EXPECT_EQ(j.at("seed"), 9);
+    EXPECT_EQ(j.at("platform"), "imx8mp");
+    EXPECT_TRUE(j.at("mem").contains("ddr"));
+}
+
+TEST(cli, validate_reports_each_problem_on_one_line_with_exit_2) {
+    const outcome o = run("validate " + data + "/three_errors.json");
+    EXPECT_EQ(o.status, 2);
+    EXPECT_EQ(o.out, "");
+    EXPECT_EQ(count_lines(o.err), 3u) << o.err;
+    EXPECT_NE(o.err.find(data + "/three_errors.json: /durration_s: unknown key"), std::string::npos);
+    EXPECT_NE(o.err.find(data + "/three_errors.json: /seed: expected an integer"), std::string::npos);
+    EXPECT_NE(o.err.find(data + "/three_errors.json: /warmup_s: expected a value in"), std::string::npos);
+}
+
+TEST(cli, bad_command_lines_exit_2_with_usage) {
+    for (const char* args : {"", "frobnicate", "run", "run a.json b.json", "run " FECSIM_SOURCE_CONFIG_DIR "/experiments/imx8mp-xdp-tx.json --bogus",
+                             "list extra", "validate x.json --out r.json", "run x.json --set"}) {
+        const outcome o = run(args);
+        EXPECT_EQ(o.status, 2) << args;
+        EXPECT_EQ(o.err.rfind("fecsim: ", 0), 0u) << args << ": " << o.err;
+        EXPECT_NE(o.err.find("usage:"), std::string::npos) << args;
+    }
+    const outcome missing = run("run /nonexistent/exp.json");
+    EXPECT_EQ(missing.status, 2);
+    EXPECT_EQ(missing.err, "/nonexistent/exp.json: cannot open file\n");
+}
+
+TEST(cli, list_shows_platforms_and_experiments) {
+    const outcome o = run("list");
+    ASSERT_EQ(o.status, 0);
+    EXPECT_NE(o.out.find("platforms:\n"), std::string::npos);
+    EXPECT_NE(o.out.find("  imx8mp  NXP i.MX8M Plus"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("imx8mp-xdp-tx.json"), std::string::npos);
+}
+
+nlohmann::json without_wall_clock(const std::string& path) {
+    std::ifstream in(path);
+    auto j = nlohmann::json::parse(in);
+    j["sim"].erase("wall_s");
+    j["sim"].erase("speed");
+    return j;
+}
+
+TEST(cli, same_config_and_seed_give_the_same_result_bytes) {
+    const std::string dir = fs::temp_directory_path().string() + "/fecsim-det-" + std::to_string(::getpid());
+    fs::create_directories(dir);
+    const std::string common = "run " + experiment + " --quiet --set duration_s=0.02 --set warmup_s=0.01 --out ";
+    ASSERT_EQ(run(common + dir + "/a.json").status, 0);
+    ASSERT_EQ(run(common + dir + "/b.json").status, 0);
+    const auto a = without_wall_clock(dir + "/a.json"), b = without_wall_clock(dir + "/b.json");
+    EXPECT_EQ(a.dump(), b.dump());
+    EXPECT_NEAR(a["sim"]["simulated_s"].get<double>(), 0.03, 1e-12);
+    EXPECT_EQ(a["config"]["duration_s"], 0.02);
+    EXPECT_TRUE(a.contains("sim") && a["sim"].contains("kernel_events"));
+    fs::remove_all(dir);
+}
+
+TEST(cli, unwritable_result_file_is_refused_before_simulating) {
+    const outcome o = run("run " + experiment + " --set duration_s=0.001 --out /nonexistent/dir/r.json");
+    EXPECT_EQ(o.status, 2);
+    EXPECT_EQ(o.out, "");
+    EXPECT_EQ(o.err, "/nonexistent/dir/r.json: cannot write result file\n");
+}
+
+}  // namespace
