@@ -11,6 +11,7 @@ packages=(
   libbenchmark-dev        # bench/ (speed of the models)
   libpcap-dev             # pcap capture and replay
   tshark                  # independent frame decoder used by the traffic tests
+  python3                 # scripts/ (headline table, sweeps)
 )
 
 missing=()
