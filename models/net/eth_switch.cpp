@@ -1,0 +1,321 @@
+#define SC_INCLUDE_DYNAMIC_PROCESSES  // sc_spawn on SystemC 2.3
+#include "models/net/eth_switch.h"
+
+#include "models/sim_stats.h"
+#include "platform/config.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+namespace fecsim::net {
+using sc_core::sc_time;
+using sc_core::SC_NS;
+
+namespace {
+
+// 802.3 Annex 31B MAC control: PAUSE to the reserved multicast address, opcode 1, pause time in
+// quanta of 512 bit-times.
+constexpr uint64_t pause_dst_mac = 0x0180C2000001ull;
+constexpr uint64_t link_local_base = 0x0180C2000000ull;  // 802.1D: 01-80-C2-00-00-00..0F never relayed
+constexpr uint16_t ETH_P_MAC_CONTROL = 0x8808;
+constexpr uint16_t MAC_CONTROL_PAUSE = 0x0001;
+constexpr size_t header_bytes = 2 * mac_bytes + 2;
+constexpr unsigned pause_quantum_bits = 512;
+// Source address of PAUSE frames the switch emits: locally administered, port index in the last byte.
+constexpr uint64_t switch_mac_base = 0x02FEC5000000ull;
+
+uint64_t mac48(const uint8_t* b) {
+    uint64_t m = 0;
+    for (size_t i = 0; i < mac_bytes; ++i) m = (m << 8) | b[i];
+    return m;
+}
+void put_mac48(uint8_t* b, uint64_t m) {
+    for (size_t i = 0; i < mac_bytes; ++i) b[i] = uint8_t(m >> (8 * (mac_bytes - 1 - i)));
+}
+uint16_t be16(const uint8_t* b) { return uint16_t(b[0] << 8 | b[1]); }
+bool is_group(uint64_t mac) { return (mac >> 40) & 1; }
+
+}  // namespace
+
+switch_params switch_params_from(const config_view& c) {
+    switch_params p;
+    p.queue_frames = uint32_t(c.integer("queue_frames"));
+    p.queue_bytes = uint64_t(c.integer("queue_bytes"));
+    p.forwarding_latency_ns = c.number("forwarding_latency_ns");
+    p.check_fcs = c.boolean("check_fcs");
+    p.honour_pause = c.boolean("honour_pause");
+    p.emit_pause = c.boolean("emit_pause");
+    p.pause_threshold_bytes = uint64_t(c.integer("pause_threshold_bytes"));
+    p.pause_resume_bytes = uint64_t(c.integer("pause_resume_bytes"));
+    p.pause_quanta = uint32_t(c.integer("pause_quanta"));
+    p.aging_s = c.number("aging_s");
+    p.mac_table_entries = uint32_t(c.integer("mac_table_entries"));
+    return p;
+}
+
+std::optional<param_problem> check(const switch_params& p) {
+    if (p.queue_frames == 0 && p.queue_bytes == 0)
+        return param_problem{"queue_bytes", "queue_frames and queue_bytes are both 0 (an unbounded queue)"};
+    if (p.queue_bytes != 0 && p.queue_bytes < min_frame_bytes)
+        return param_problem{"queue_bytes", "must hold at least one minimum-size frame (64 bytes)"};
+    if (!(p.forwarding_latency_ns >= 0)) return param_problem{"forwarding_latency_ns", "must be >= 0"};
+    if (!(p.aging_s >= 0)) return param_problem{"aging_s", "must be >= 0"};
+    if (p.pause_quanta > 0xFFFF) return param_problem{"pause_quanta", "must fit in 16 bits"};
+    if (p.emit_pause) {
+        if (p.pause_quanta == 0) return param_problem{"pause_quanta", "must be > 0 when emit_pause is set"};
+        if (p.pause_resume_bytes >= p.pause_threshold_bytes)
+            return param_problem{"pause_resume_bytes", "must be below pause_threshold_bytes"};
+        if (p.queue_bytes != 0 && p.pause_threshold_bytes >= p.queue_bytes)
+            return param_problem{"pause_threshold_bytes", "must be below queue_bytes (the queue would drop first)"};
+    }
+    return std::nullopt;
+}
+
+eth_switch::eth_switch(sc_core::sc_module_name name, const switch_params& p, size_t n_ports)
+    : sc_module(name), p_(p) {
+    if (auto problem = check(p))
+        throw std::invalid_argument(std::string(this->name()) + ": " + problem->key + ": " + problem->message);
+    if (n_ports < 2) throw std::invalid_argument(std::string(this->name()) + ": a switch needs at least 2 ports");
+    forwarding_latency_ = sc_time(p.forwarding_latency_ns, SC_NS);
+    aging_ = sc_time(p.aging_s, sc_core::SC_SEC);
+    table_.reserve(p.mac_table_entries);
+    for (size_t i = 0; i < n_ports; ++i) {
+        auto ps = std::make_unique<port_state>();
+        ps->sw = this;
+        ps->index = i;
+        if (p.queue_frames) ps->queue.reserve(p.queue_frames);
+        // One output scheduler per port, woken when its head frame may start.
+        sc_core::sc_spawn_options o;
+        o.spawn_method();
+        o.set_sensitivity(&ps->wake);
+        o.dont_initialize();
+        sc_core::sc_spawn([this, i] { run_port(i); }, ("port" + std::to_string(i)).c_str(), &o);
+        ports_.push_back(std::move(ps));
+    }
+}
+
+std::optional<size_t> eth_switch::learned_port(const uint8_t mac[mac_bytes]) const {
+    const auto it = table_.find(mac48(mac));
+    if (it == table_.end()) return std::nullopt;
+    if (aging_ > sc_core::SC_ZERO_TIME && sc_core::sc_time_stamp() - it->second.last_seen > aging_) return std::nullopt;
+    return it->second.port;
+}
+
+void eth_switch::check_wiring() {
+    for (auto& ps : ports_)
+        if (!ps->tx)
+            throw std::logic_error(std::string(name()) + ": port " + std::to_string(ps->index) +
+                                   " has no transmitter (call attach())");
+    wired_ = true;
+}
+
+// Called from the delivering link's process at the end of reception: no event of its own.
+void eth_switch::receive(size_t in, frame_ptr f) {
+    if (!wired_) check_wiring();
+    port_state& ps = *ports_[in];
+    ++ps.stats.rx_frames;
+    ps.stats.rx_bytes += f->size();
+    if (f->size() < header_bytes + fcs_bytes) {
+        ++stats_.malformed;
+        return;
+    }
+    if (p_.check_fcs && !fcs_ok(*f)) {
+        ++stats_.fcs_errors;
+        return;
+    }
+    const uint64_t dst = mac48(f->data()), src = mac48(f->data() + mac_bytes);
+    const uint16_t type = be16(f->data() + 2 * mac_bytes);
+    if (type == ETH_P_MAC_CONTROL || (dst & ~0xFull) == link_local_base) {
+        const bool pause = dst == pause_dst_mac && type == ETH_P_MAC_CONTROL &&
+                           f->size() >= header_bytes + 4 + fcs_bytes && be16(f->data() + header_bytes) == MAC_CONTROL_PAUSE;
+        if (!pause) {
+            ++stats_.control_filtered;
+            return;
+        }
+        ++stats_.pause_received;
+        if (p_.honour_pause) {
+            // The timer restarts with every PAUSE; 0 quanta resumes at once (802.3 31B.3.1).
+            ps.paused_until = sc_core::sc_time_stamp() + pause_time(in, be16(f->data() + header_bytes + 2));
+            ps.wake.notify(sc_core::SC_ZERO_TIME);
+        }
+        return;
+    }
+    if (!is_group(src)) learn(src, in);
+    if (is_group(dst)) return flood(in, std::move(f));
+    const auto it = table_.find(dst);
+    const bool known = it != table_.end() &&
+                       (aging_ == sc_core::SC_ZERO_TIME || sc_core::sc_time_stamp() - it->second.last_seen <= aging_);
+    if (!known) return flood(in, std::move(f));
+    if (it->second.port == in) {
+        ++stats_.filtered;
+        return;
+    }
+    ++stats_.forwarded;
+    enqueue(it->second.port, std::move(f), in);
+}
+
+void eth_switch::learn(uint64_t mac, size_t port) {
+    const sc_time now = sc_core::sc_time_stamp();
+    const auto it = table_.find(mac);
+    if (it != table_.end()) {
+        it->second = {port, now};  // refresh, or a station that moved
+    } else if (table_.size() < p_.mac_table_entries) {
+        table_.emplace(mac, mac_entry{port, now});
+    }
+}
+
+// Copies go to every other port; the original goes to the last one, so a 2-port switch copies nothing.
+void eth_switch::flood(size_t in, frame_ptr f) {
+    ++stats_.flooded;
+    const size_t last = in == ports_.size() - 1 ? ports_.size() - 2 : ports_.size() - 1;
+    for (size_t p = 0; p < ports_.size(); ++p) {
+        if (p == in) continue;
+        if (p == last) return enqueue(p, std::move(f), in);
+        frame_ptr copy = frame_pool::instance().get(f->size());
+        std::memcpy(copy->data(), f->data(), f->size());
+        copy->created = f->created;
+        enqueue(p, std::move(copy), in);
+    }
+}
+
+void eth_switch::enqueue(size_t out, frame_ptr f, size_t ingress) {
+    port_state& ps = *ports_[out];
+    const size_t n = f->size();
+    if ((p_.queue_frames && ps.queue.size() >= p_.queue_frames) ||
+        (p_.queue_bytes && ps.queue_bytes + n > p_.queue_bytes)) {
+        ++ps.stats.tail_drops;
+        ++stats_.tail_drops;
+        return;
+    }
+    const bool idle = ps.queue.empty();
+    ps.queue.push_back({std::move(f), sc_core::sc_time_stamp() + forwarding_latency_, ingress});
+    ps.queue_bytes += n;
+    ps.stats.max_queue_frames = std::max<uint64_t>(ps.stats.max_queue_frames, ps.queue.size());
+    ps.stats.max_queue_bytes = std::max(ps.stats.max_queue_bytes, ps.queue_bytes);
+    if (p_.emit_pause && ps.queue_bytes >= p_.pause_threshold_bytes) {
+        if (!ps.congested) {
+            ps.congested = true;
+            ++congested_ports_;
+        }
+        if (ingress != out) request_pause(ingress);
+    }
+    if (idle) ps.wake.notify(forwarding_latency_);  // otherwise the scheduler is already armed
+}
+
+// The output scheduler of port p: starts at most one frame per activation and re-arms itself for
+// the moment the next one may start (transmitter free, head ready, pause over).
+void eth_switch::run_port(size_t p) {
+    sim_stats::count_event();
+    port_state& ps = *ports_[p];
+    const sc_time now = sc_core::sc_time_stamp();
+    if (ps.tx->tx_free_at() > now) {
+        if (ps.control || !ps.queue.empty()) ps.wake.notify(ps.tx->tx_free_at() - now);
+        return;
+    }
+    sc_time free_at;
+    if (ps.control) {
+        // MAC control frames may be sent while the port itself is paused (802.3 31B.3.1).
+        ++ps.stats.tx_frames;
+        ps.stats.tx_bytes += ps.control->size();
+        free_at = ps.tx->send(std::move(ps.control));
+    } else {
+        if (ps.queue.empty()) return;
+        const sc_time start = std::max(ps.queue.front().ready, ps.paused_until);
+        if (start > now) {
+            ps.wake.notify(start - now);
+            return;
+        }
+        queued q = ps.queue.pop_front();
+        const size_t n = q.f->size();
+        ps.queue_bytes -= n;
+        ++ps.stats.tx_frames;
+        ps.stats.tx_bytes += n;
+        free_at = ps.tx->send(std::move(q.f));
+        if (ps.congested && ps.queue_bytes <= p_.pause_resume_bytes) {
+            ps.congested = false;
+            if (--congested_ports_ == 0) release_pauses();
+        }
+    }
+    if (ps.control || !ps.queue.empty()) ps.wake.notify(free_at - now);
+}
+
+// A congested queue is being fed from port p: pause its sender, and refresh the pause half-way
+// through while the congestion lasts.
+void eth_switch::request_pause(size_t p) {
+    port_state& ps = *ports_[p];
+    const sc_time now = sc_core::sc_time_stamp();
+    if (ps.pausing_peer && now < ps.pause_refresh_at) return;
+    ps.pausing_peer = true;
+    ps.pause_refresh_at = now + pause_time(p, uint16_t(p_.pause_quanta)) / 2.0;
+    ++stats_.pause_sent;
+    queue_control(p, uint16_t(p_.pause_quanta));
+}
+
+void eth_switch::release_pauses() {
+    for (auto& ps : ports_) {
+        if (!ps->pausing_peer) continue;
+        ps->pausing_peer = false;
+        ++stats_.xon_sent;
+        queue_control(ps->index, 0);
+    }
+}
+
+// Builds a 64-byte PAUSE frame on port p (or rewrites the one still waiting there).
+void eth_switch::queue_control(size_t p, uint16_t quanta) {
+    port_state& ps = *ports_[p];
+    if (!ps.control) {
+        ps.control = frame_pool::instance().get(min_frame_bytes - fcs_bytes);
+        ps.control->created = sc_core::sc_time_stamp();
+    } else {
+        ps.control->bytes.resize(min_frame_bytes - fcs_bytes);
+    }
+    uint8_t* b = ps.control->data();
+    std::memset(b, 0, ps.control->size());
+    put_mac48(b, pause_dst_mac);
+    put_mac48(b + mac_bytes, switch_mac_base | p);
+    b[12] = ETH_P_MAC_CONTROL >> 8, b[13] = ETH_P_MAC_CONTROL & 0xFF;
+    b[14] = MAC_CONTROL_PAUSE >> 8, b[15] = MAC_CONTROL_PAUSE & 0xFF;
+    b[16] = uint8_t(quanta >> 8), b[17] = uint8_t(quanta);
+    append_fcs(*ps.control);
+    ps.wake.notify(sc_core::SC_ZERO_TIME);
+}
+
+sc_time eth_switch::pause_time(size_t p, uint16_t quanta) const {
+    return sc_time(double(quanta) * pause_quantum_bits * 1e3 / ports_[p]->tx->speed_mbps(), SC_NS);
+}
+
+void eth_switch::reset_stats() {
+    stats_ = switch_stats{};
+    for (auto& ps : ports_) {
+        ps->stats = switch_port_stats{};
+        ps->stats.max_queue_frames = ps->queue.size();
+        ps->stats.max_queue_bytes = ps->queue_bytes;
+    }
+}
+
+void eth_switch::report(nlohmann::json& j) const {
+    j["forwarded"] = stats_.forwarded;
+    j["flooded"] = stats_.flooded;
+    j["filtered"] = stats_.filtered;
+    j["tail_drops"] = stats_.tail_drops;
+    j["fcs_errors"] = stats_.fcs_errors;
+    j["malformed"] = stats_.malformed;
+    j["pause_received"] = stats_.pause_received;
+    j["pause_sent"] = stats_.pause_sent;
+    j["xon_sent"] = stats_.xon_sent;
+    j["control_filtered"] = stats_.control_filtered;
+    j["mac_table_entries"] = table_.size();
+    nlohmann::json ports = nlohmann::json::array();
+    for (auto& ps : ports_) {
+        const auto& s = ps->stats;
+        ports.push_back({{"rx_frames", s.rx_frames}, {"rx_bytes", s.rx_bytes}, {"tx_frames", s.tx_frames},
+                         {"tx_bytes", s.tx_bytes}, {"tail_drops", s.tail_drops},
+                         {"max_queue_frames", s.max_queue_frames}, {"max_queue_bytes", s.max_queue_bytes}});
+    }
+    j["ports"] = std::move(ports);
+}
+
+}  // namespace fecsim::net
