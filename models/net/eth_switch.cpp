@@ -184,25 +184,27 @@ void eth_switch::flood(size_t in, frame_ptr f) {
 void eth_switch::enqueue(size_t out, frame_ptr f, size_t ingress) {
     port_state& ps = *ports_[out];
     const size_t n = f->size();
-    if ((p_.queue_frames && ps.queue.size() >= p_.queue_frames) ||
-        (p_.queue_bytes && ps.queue_bytes + n > p_.queue_bytes)) {
+    const bool fits = !(p_.queue_frames && ps.queue.size() >= p_.queue_frames) &&
+                      !(p_.queue_bytes && ps.queue_bytes + n > p_.queue_bytes);
+    const bool idle = ps.queue.empty();
+    if (fits) {
+        ps.queue.push_back({std::move(f), sc_core::sc_time_stamp() + forwarding_latency_, ingress});
+        ps.queue_bytes += n;
+        ps.stats.max_queue_frames = std::max<uint64_t>(ps.stats.max_queue_frames, ps.queue.size());
+        ps.stats.max_queue_bytes = std::max(ps.stats.max_queue_bytes, ps.queue_bytes);
+    } else {
         ++ps.stats.tail_drops;
         ++stats_.tail_drops;
-        return;
     }
-    const bool idle = ps.queue.empty();
-    ps.queue.push_back({std::move(f), sc_core::sc_time_stamp() + forwarding_latency_, ingress});
-    ps.queue_bytes += n;
-    ps.stats.max_queue_frames = std::max<uint64_t>(ps.stats.max_queue_frames, ps.queue.size());
-    ps.stats.max_queue_bytes = std::max(ps.stats.max_queue_bytes, ps.queue_bytes);
+    // A frame that finds the queue at the threshold, queued or dropped, keeps its sender paused.
     if (p_.emit_pause && ps.queue_bytes >= p_.pause_threshold_bytes) {
         if (!ps.congested) {
             ps.congested = true;
             ++congested_ports_;
         }
-        if (ingress != out) request_pause(ingress);
+        request_pause(ingress);
     }
-    if (idle) ps.wake.notify(forwarding_latency_);  // otherwise the scheduler is already armed
+    if (fits && idle) ps.wake.notify(forwarding_latency_);  // otherwise the scheduler is already armed
 }
 
 // The output scheduler of port p: starts at most one frame per activation and re-arms itself for
