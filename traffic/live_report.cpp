@@ -1,0 +1,65 @@
+#include "traffic/live_report.h"
+
+#include <cstdio>
+
+namespace fecsim::traffic {
+
+std::string group_thousands(uint64_t v) {
+    std::string digits = std::to_string(v), out;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+namespace {
+// A right-aligned, grouped number column as the samples' "%'12llu".
+std::string col(uint64_t v, int width = 12) {
+    std::string s = group_thousands(v);
+    if (int(s.size()) < width) s.insert(0, size_t(width) - s.size(), ' ');
+    return s;
+}
+}  // namespace
+
+std::string xdp2_line(unsigned proto, uint64_t pps) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "proto %u: %10llu pkt/s", proto, static_cast<unsigned long long>(pps));
+    return buf;
+}
+
+std::string xdp_redirect_summary(uint64_t rx_pps, uint64_t err_drop_pps, uint64_t xmit_pps) {
+    return "Summary " + col(rx_pps) + " rx/s " + col(err_drop_pps) + " err,drop/s " + col(xmit_pps) + " xmit/s";
+}
+
+std::string xdp_bench_summary(uint64_t rx_pps, uint64_t err_pps, bool drop_subcommand) {
+    return "Summary " + col(rx_pps) + " rx/s " + col(err_pps) + (drop_subcommand ? " err/s" : " err,drop/s");
+}
+
+std::string xdp_bench_redirect_line(const std::string& in_dev, const std::string& out_dev, uint64_t rx_pps,
+                                    uint64_t err_drop_pps, uint64_t xmit_pps) {
+    return in_dev + "->" + out_dev + " " + col(rx_pps) + " rx/s " + col(err_drop_pps) + " err,drop/s " +
+           col(xmit_pps) + " xmit/s";
+}
+
+std::string pktgen_result_line(uint64_t elapsed_ns, uint64_t idle_ns, uint64_t sofar, uint32_t pkt_size,
+                               uint64_t errors) {
+    using ull = unsigned long long;
+    const uint64_t pps = elapsed_ns ? uint64_t((unsigned __int128)sofar * 1000000000u / elapsed_ns) : 0;
+    const uint64_t bps = pps * 8 * pkt_size;
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "Result: OK: %llu(c%llu+d%llu) usec, %llu (%ubyte,0frags)\n  %llupps %lluMb/sec (%llubps) errors: %llu",
+                  ull(elapsed_ns / 1000), ull((elapsed_ns - idle_ns) / 1000), ull(idle_ns / 1000), ull(sofar),
+                  pkt_size, ull(pps), ull(bps / 1000000), ull(bps), ull(errors));
+    return buf;
+}
+
+std::string progress_line(double simulated_s, double total_s, double wall_s) {
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "fecsim: %.3f s simulated of %.3f s, %.2fx real time", simulated_s, total_s,
+                  wall_s > 0 ? simulated_s / wall_s : 0.0);
+    return buf;
+}
+
+}  // namespace fecsim::traffic

@@ -1,0 +1,80 @@
+// Replays a capture file (pcap or pcapng, read with libpcap) onto the wire: at the recorded
+// timing, at a fixed frame rate, or back to back at line rate, a given number of times. The
+// whole file is read and checked before the simulation starts, so a malformed or truncated
+// capture is a config_error, never a crash. Captures hold frames without FCS (as Linux and
+// fecsim's pcap_writer write them): the replay pads them to 60 bytes and appends the FCS.
+#pragma once
+
+#include "traffic/generator.h"
+#include "traffic/sink.h"
+
+#include <systemc>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fecsim {
+class config;
+}
+
+namespace fecsim::traffic {
+
+enum class replay_mode { recorded, rate, line };
+
+struct pcap_trace {
+    std::vector<uint8_t> bytes;      // all frames back to back, without FCS
+    std::vector<size_t> offset;      // frame i is bytes[offset[i], offset[i + 1])
+    std::vector<uint64_t> time_ns;   // capture timestamps
+    size_t size() const { return time_ns.size(); }
+    size_t length(size_t i) const { return (i + 1 < offset.size() ? offset[i + 1] : bytes.size()) - offset[i]; }
+};
+
+// Reads every frame of `path`; config_error "PATH: message" on any problem.
+pcap_trace load_pcap(const std::string& path);
+
+struct pcap_replay_params {
+    std::string path;
+    replay_mode mode = replay_mode::recorded;
+    double rate_pps = 100000;    // mode rate
+    uint64_t loops = 1;          // 0 = until the simulation ends
+    bool flow_control = false;
+    double start_delay_ns = 0;
+};
+
+pcap_replay_params pcap_replay_params_from(const config& cfg, bool flow_control);
+
+class pcap_replay : public sc_core::sc_module, public generator {
+public:
+    pcap_replay(sc_core::sc_module_name name, const pcap_replay_params& p);
+
+    void connect(net::eth_tx& tx) override { tx_ = &tx; }
+    void frame_arrived(net::frame_ptr f) override;
+    void reset_stats() override;
+    void report(nlohmann::json& j) const override;
+    uint64_t tx_frames() const override { return tx_frames_; }
+    uint64_t rx_frames() const override { return rx_.stats().frames; }
+    std::string final_summary() const override;
+
+    const pcap_trace& trace() const { return trace_; }
+    bool finished() const { return finished_; }
+    const sc_core::sc_event& finished_event() const { return finished_ev_; }
+
+private:
+    void on_tx();  // SC_METHOD: one activation per frame handed to the wire
+    sc_core::sc_time due(sc_core::sc_time now) const;
+
+    pcap_replay_params p_;
+    pcap_trace trace_;
+    net::eth_tx* tx_ = nullptr;
+    pause_state pause_;
+    rx_analyzer rx_;
+    size_t next_ = 0;                // next frame of the trace
+    uint64_t loop_ = 0, sent_total_ = 0, tx_frames_ = 0, tx_bytes_ = 0;
+    sc_core::sc_time loop_base_;     // recorded mode: when the current loop's first frame was due
+    sc_core::sc_time started_at_;
+    bool finished_ = false;
+    sc_core::sc_event tx_ev_, finished_ev_;
+};
+
+}  // namespace fecsim::traffic
