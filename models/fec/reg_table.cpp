@@ -1,0 +1,53 @@
+#include "models/fec/reg_table.h"
+
+#include <stdexcept>
+
+namespace fecsim::fec {
+
+reg& reg_table::add(const std::string& name, uint32_t offset, uint32_t reset, reg_access access, uint32_t mask) {
+    if (offset % 4 || offset / 4 >= index_.size() || index_[offset / 4] >= 0)
+        throw std::logic_error("reg_table: bad or duplicate offset for " + name);
+    // Positions, not pointers, are indexed: the vector may still grow.
+    index_[offset / 4] = static_cast<int>(regs_.size());
+    regs_.push_back(reg{name, offset, reset, access, mask, reset, {}, {}});
+    return regs_.back();
+}
+
+reg* reg_table::find(uint32_t offset) {
+    if (offset % 4 || offset / 4 >= index_.size()) return nullptr;
+    const int i = index_[offset / 4];
+    return i < 0 ? nullptr : &regs_[i];
+}
+
+reg& reg_table::at(uint32_t offset) {
+    reg* r = find(offset);
+    if (!r) throw std::logic_error("reg_table: no register at offset " + std::to_string(offset));
+    return *r;
+}
+
+bool reg_table::read(uint32_t offset, uint32_t& v) {
+    reg* r = find(offset);
+    if (!r) return false;
+    v = r->on_read ? r->on_read(*r) : r->value;
+    return true;
+}
+
+bool reg_table::write(uint32_t offset, uint32_t v) {
+    reg* r = find(offset);
+    if (!r) return false;
+    const uint32_t old = r->value;
+    switch (r->access) {
+    case reg_access::rw: r->value = (old & ~r->mask) | (v & r->mask); break;
+    case reg_access::ro: break;
+    case reg_access::w1c: r->value = old & ~(v & r->mask); break;
+    }
+    if (r->on_write) r->on_write(*r, old, v);
+    return true;
+}
+
+void reg_table::reset(const std::function<bool(const reg&)>& keep) {
+    for (auto& r : regs_)
+        if (!keep || !keep(r)) r.value = r.reset;
+}
+
+}  // namespace fecsim::fec

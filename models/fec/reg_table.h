@@ -1,0 +1,61 @@
+// A table of 32-bit memory-mapped registers in the VCML style (DESIGN.md §6): each register has
+// a name, an offset, a reset value, an access policy and optional read/write callbacks. The
+// owning model looks registers up by offset; the table knows nothing about the device.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace fecsim::fec {
+
+enum class reg_access {
+    rw,   // read/write; bits outside `mask` keep their value
+    ro,   // writes ignored
+    w1c,  // write 1 to clear (interrupt status)
+};
+
+struct reg {
+    std::string name;
+    uint32_t offset = 0;
+    uint32_t reset = 0;
+    reg_access access = reg_access::rw;
+    uint32_t mask = 0xFFFFFFFFu;  // writable bits
+    uint32_t value = 0;
+    // on_read computes the value returned (e.g. live state); on_write runs after the policy
+    // has been applied, with the value before and the value the CPU wrote.
+    std::function<uint32_t(const reg&)> on_read;
+    std::function<void(reg&, uint32_t old, uint32_t written)> on_write;
+};
+
+class reg_table {
+public:
+    explicit reg_table(uint32_t window_bytes) : index_(window_bytes / 4, -1) {}
+
+    // Declares a register; throws std::logic_error on a duplicate or misaligned offset.
+    reg& add(const std::string& name, uint32_t offset, uint32_t reset, reg_access access = reg_access::rw,
+             uint32_t mask = 0xFFFFFFFFu);
+
+    reg* find(uint32_t offset);
+    const reg* find(uint32_t offset) const { return const_cast<reg_table*>(this)->find(offset); }
+    reg& at(uint32_t offset);  // throws std::logic_error when undeclared (a model bug)
+    const reg& at(uint32_t offset) const { return const_cast<reg_table*>(this)->at(offset); }
+    uint32_t get(uint32_t offset) const { return at(offset).value; }
+    void set(uint32_t offset, uint32_t v) { at(offset).value = v; }
+
+    // CPU accesses: false when no register lives at `offset`.
+    bool read(uint32_t offset, uint32_t& v);
+    bool write(uint32_t offset, uint32_t v);
+
+    // Every register back to its reset value, except those `keep` selects.
+    void reset(const std::function<bool(const reg&)>& keep = {});
+
+    const std::vector<reg>& regs() const { return regs_; }
+
+private:
+    std::vector<reg> regs_;
+    std::vector<int> index_;  // offset / 4 -> position in regs_, -1 when none
+};
+
+}  // namespace fecsim::fec
