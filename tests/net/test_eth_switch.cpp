@@ -13,6 +13,8 @@
 
 #include <filesystem>
 #include <fstream>
+
+#include <unistd.h>
 #include <memory>
 
 namespace fecsim {
