@@ -1,0 +1,120 @@
+// Coherency checker (DESIGN.md §3): compares the CPU's cached copies (the cores' tag arrays)
+// with what the device reads and writes in memory, and reports, with address, size, simulated
+// time and firmware function:
+//   stale_read     the CPU read a cached line the device wrote after it was cached (missing invalidate)
+//   missing_clean  the device read memory while the CPU held a dirty copy
+//   lost_dma_data  a dirty line was written back over data the device wrote
+// and counts maintenance line operations on lines nobody touched since the previous one
+// (wasted_line_ops, a metric). Device accesses reach it through a coherency_tap.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <systemc>
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace fecsim {
+class config_view;
+}
+
+namespace fecsim::cpu {
+
+class cache;
+class core;
+
+enum class coherency_mode { off, report, strict };
+coherency_mode coherency_mode_from_string(const std::string& s);  // throws std::invalid_argument
+
+// Keys of the platform profile's `coherency` section (configs/schema/coherency.json).
+struct coherency_params {
+    coherency_mode mode = coherency_mode::report;
+    uint32_t max_listed = 20;   // violations kept as text in report mode
+    bool dma_coherent = false;  // the SoC snoops DMA: no maintenance needed, nothing to check
+};
+coherency_params coherency_params_from(const fecsim::config_view& section);
+
+// Thrown (strict mode) at the first violation. SystemC wraps exceptions escaping a process
+// into an sc_report, so after sc_start() throws, call coherency_checker::rethrow_if_stopped()
+// to get this type back (the platform maps it to exit status 1).
+struct coherency_violation : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+class coherency_checker {
+public:
+    enum class kind : uint8_t { stale_read, missing_clean, lost_dma_data };
+    static constexpr size_t kind_count = 3;
+    static const char* to_string(kind k);
+
+    struct violation {
+        kind what;
+        uint64_t addr;
+        size_t size;
+        sc_core::sc_time time;
+        std::string function;  // firmware function responsible (reader, writer of the dirty data, ...)
+        std::string text() const;
+    };
+
+    explicit coherency_checker(const coherency_params& p);
+    ~coherency_checker();
+
+    // Registers a core's caches and makes the core report its side of every line to this
+    // checker. All attached cores must use the same line size.
+    void attach(core& c);
+
+    const coherency_params& params() const { return p_; }
+    bool tracking() const { return p_.mode != coherency_mode::off && !p_.dma_coherent; }
+    bool observes_device() const { return p_.mode != coherency_mode::off || p_.dma_coherent; }
+
+    // --- device side (coherency_tap): an access of [a, a+len) at simulated time t.
+    void device_access(bool write, uint64_t a, size_t len, const sc_core::sc_time& t);
+
+    // --- CPU side (called by the cores)
+    void cpu_stale_read(const core& c, uint64_t a, size_t len);
+    void cpu_writeback(const core& c, uint64_t la, uint8_t line_flags, uint16_t dirtied_by);
+    void line_op(uint64_t la, uint8_t touched_bits, bool outer);  // touched bits found in the caches
+    void note_touched(uint64_t la, uint8_t touched_bits);         // from an evicted line
+
+    // --- results
+    uint64_t violations() const;
+    uint64_t violations(kind k) const { return counts_[static_cast<size_t>(k)]; }
+    uint64_t line_ops() const { return line_ops_; }
+    uint64_t wasted_line_ops() const { return wasted_; }
+    const std::vector<violation>& listed() const { return listed_; }
+    bool stopped() const { return stopped_; }
+    void rethrow_if_stopped() const;
+    void reset_stats();
+    // Writes coherency.{violations, stale_reads, missing_cleans, lost_dma_data,
+    // wasted_line_ops, line_ops, listed[]}.
+    void report(nlohmann::json& out) const;
+
+private:
+    void raise(kind k, uint64_t addr, size_t size, const sc_core::sc_time& t, const std::string& function);
+    uint8_t* line_flags(uint64_t la, bool create);
+
+    coherency_params p_;
+    std::vector<core*> cores_;
+    std::vector<cache*> caches_;
+    unsigned shift_ = 0;
+
+    // Per-line "touched since last maintenance" bits for lines no cache holds, in blocks of
+    // 1024 lines allocated on first touch.
+    static constexpr unsigned block_shift = 10;
+    std::unordered_map<uint64_t, std::unique_ptr<uint8_t[]>> blocks_;
+    uint64_t last_block_ = ~0ull;
+    uint8_t* last_ = nullptr;
+
+    std::array<uint64_t, kind_count> counts_{};
+    uint64_t line_ops_ = 0, wasted_ = 0;
+    std::vector<violation> listed_;
+    bool stopped_ = false;
+    std::string first_;
+};
+
+}  // namespace fecsim::cpu

@@ -1,0 +1,710 @@
+#ifndef SC_INCLUDE_DYNAMIC_PROCESSES
+#define SC_INCLUDE_DYNAMIC_PROCESSES  // sc_spawn: processes without SC_HAS_PROCESS
+#endif
+#include "models/cpu/core.h"
+
+#include "models/cpu/coherency.h"
+#include "models/sim_stats.h"
+#include "platform/config.h"
+
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+#include <stdexcept>
+
+namespace fecsim::cpu {
+using sc_core::sc_time;
+using sc_core::SC_NS;
+using sc_core::SC_ZERO_TIME;
+
+const char* to_string(cost c) {
+    switch (c) {
+    case cost::compute: return "compute";
+    case cost::cache_miss: return "cache_miss";
+    case cost::uncached: return "uncached";
+    case cost::mmio: return "mmio";
+    case cost::cache_maint: return "cache_maint";
+    case cost::barrier: return "barrier";
+    case cost::irq: return "irq";
+    case cost::idle: return "idle";
+    }
+    return "?";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Function-name registry shared by all cores (names are stable across simulations).
+
+namespace {
+struct function_registry {
+    std::vector<std::string> names{"(none)"};
+    std::unordered_map<std::string, uint16_t> ids;
+};
+function_registry& registry() {
+    static function_registry r;
+    return r;
+}
+}  // namespace
+
+uint16_t function_id(const char* name) {
+    auto& r = registry();
+    auto it = r.ids.find(name);
+    if (it != r.ids.end()) return it->second;
+    if (r.names.size() >= 0xffff) throw std::length_error("cpu: too many distinct firmware function names");
+    const auto id = static_cast<uint16_t>(r.names.size());
+    r.names.emplace_back(name);
+    r.ids.emplace(name, id);
+    return id;
+}
+
+const std::string& function_name(uint16_t id) {
+    auto& r = registry();
+    return id < r.names.size() ? r.names[id] : r.names[0];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parameters
+
+static cache_params cache_params_from(const config_view& v) {
+    cache_params c;
+    c.size_bytes = static_cast<uint32_t>(v.integer("size_bytes"));
+    c.ways = static_cast<uint32_t>(v.integer("ways"));
+    c.hit_cycles = v.number("hit_cycles");
+    c.policy = replacement_from_string(v.string("replacement"));
+    return c;
+}
+
+core_params core_params_from(const config_view& v) {
+    core_params p;
+    p.cores = static_cast<uint32_t>(v.integer("cores"));
+    p.clock_mhz = v.number("clock_mhz");
+    p.cpi = v.number("cpi");
+    p.quantum_ns = v.number("quantum_ns");
+    p.line_bytes = static_cast<uint32_t>(v.integer("line_bytes"));
+    p.l1d = cache_params_from(v.section("l1d"));
+    p.l2 = cache_params_from(v.section("l2"));
+    p.miss_overlap = static_cast<uint32_t>(v.integer("miss_overlap"));
+    p.evict_writeback_cycles = v.number("evict_writeback_cycles");
+    p.write_buffer_entries = static_cast<uint32_t>(v.integer("write_buffer.entries"));
+    p.posted_write_cycles = v.number("write_buffer.posted_write_cycles");
+    p.dmb_cycles = v.number("barrier.dmb_cycles");
+    p.dsb_cycles = v.number("barrier.dsb_cycles");
+    p.maint_absent_cycles = v.number("maintenance.absent_cycles");
+    p.maint_clean_cycles = v.number("maintenance.clean_cycles");
+    p.maint_dirty_cycles = v.number("maintenance.dirty_cycles");
+    p.irq_lines = static_cast<uint32_t>(v.integer("irq.lines"));
+    p.irq_entry_cycles = v.number("irq.entry_cycles");
+    p.irq_exit_cycles = v.number("irq.exit_cycles");
+    p.outer_cache = v.boolean("outer_cache.enabled");
+    p.outer_line_op_ns = v.number("outer_cache.line_op_ns");
+    p.outer_sync_ns = v.number("outer_cache.sync_ns");
+    return p;
+}
+
+static void check_params(const std::string& who, const core_params& p) {
+    auto bad = [&](const std::string& m) { throw std::invalid_argument(who + ": " + m); };
+    if (p.clock_mhz <= 0) bad("clock_mhz must be positive");
+    if (p.cpi <= 0) bad("cpi must be positive");
+    if (p.quantum_ns <= 0) bad("quantum_ns must be positive");
+    if (p.line_bytes != 32 && p.line_bytes != 64) bad("line_bytes must be 32 or 64");
+    if (p.miss_overlap == 0) bad("miss_overlap must be at least 1");
+    if (p.write_buffer_entries == 0) bad("write_buffer.entries must be at least 1");
+    if (p.irq_lines == 0) bad("irq.lines must be at least 1");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Construction
+
+core::core(sc_core::sc_module_name name, int id, const core_params& p, const mem::router& map, cache* shared_l2)
+    : sc_module(name), socket("socket"), irq("irq", (check_params(basename(), p), p.irq_lines)), id_(id), p_(p),
+      map_(map), period_ns_(1e3 / p.clock_mhz), l1_hit_(cycles(p.l1d.hit_cycles)), l2_hit_(cycles(p.l2.hit_cycles)),
+      evict_wb_(cycles(p.evict_writeback_cycles)), posted_(cycles(p.posted_write_cycles)), dmb_(cycles(p.dmb_cycles)),
+      dsb_(cycles(p.dsb_cycles)), maint_absent_(cycles(p.maint_absent_cycles)),
+      maint_clean_(cycles(p.maint_clean_cycles)), maint_dirty_(cycles(p.maint_dirty_cycles)),
+      irq_entry_(cycles(p.irq_entry_cycles)), irq_exit_(cycles(p.irq_exit_cycles)),
+      outer_line_(p.outer_line_op_ns, SC_NS), outer_sync_(p.outer_sync_ns, SC_NS),
+      shift_(static_cast<unsigned>(__builtin_ctz(p.line_bytes))),
+      l1_(std::string(basename()) + ".l1d", p.l1d, p.line_bytes, 0x9e3779b97f4a7c15ull + id),
+      wbuf_(p.write_buffer_entries), scratch_(p.line_bytes), irq_state_(p.irq_lines), fn_time_(1), fn_calls_(1) {
+    if (shared_l2) {
+        if (shared_l2->line_bytes() != p.line_bytes)
+            throw std::invalid_argument(std::string(basename()) + ": shared L2 line size differs from the core's");
+        l2_ = shared_l2;
+    } else {
+        own_l2_ = std::make_unique<cache>(std::string(basename()) + ".l2", p.l2, p.line_bytes, 0x2545f4914f6cdd1dull + id);
+        l2_ = own_l2_.get();
+    }
+    socket.register_invalidate_direct_mem_ptr(this, &core::invalidate_dmi);
+    tlm_utils::tlm_quantumkeeper::set_global_quantum(sc_time(p.quantum_ns, SC_NS));
+    qk_.reset();
+
+    sc_core::sc_spawn_options method;
+    method.spawn_method();
+    method.dont_initialize();
+    for (auto& line : irq) method.set_sensitivity(&line);
+    sc_core::sc_spawn([this] { irq_changed(); }, "irq_controller", &method);
+    sc_core::sc_spawn([this] { run(); }, "firmware");
+}
+
+core::~core() = default;
+
+// Unbound interrupt inputs read low instead of failing elaboration.
+void core::before_end_of_elaboration() {
+    for (auto& line : irq) {
+        if (line.bind_count() != 0) continue;
+        irq_ties_.push_back(std::make_unique<sc_core::sc_signal<bool>>(
+            sc_core::sc_gen_unique_name((std::string(line.basename()) + "_tie").c_str())));
+        line.bind(*irq_ties_.back());
+    }
+}
+
+void core::run() {
+    sim_stats::count_event();
+    if (firmware_) firmware_(*this);
+    sync();
+}
+
+void core::sync() {
+    if (qk_.get_local_time() == SC_ZERO_TIME) return;
+    qk_.sync();
+    sim_stats::count_event();
+}
+
+[[noreturn]] void core::fault(const std::string& what, addr_t a) const {
+    std::ostringstream s;
+    s << name() << ": " << what << " 0x" << std::hex << a << " in " << function_name(cur_);
+    throw std::runtime_error(s.str());
+}
+
+const mem::region& core::region_of(addr_t a, size_t len) const {
+    const mem::region* r = map_.decode(a);
+    if (!r) fault("access to unmapped address", a);
+    if (len > r->size - (a - r->base)) fault("access crossing the end of region '" + r->name + "' at", a);
+    return *r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compute, loads and stores
+
+void core::exec(uint64_t instructions) {
+    stats_.instructions += instructions;
+    charge(cost::compute, cycles(static_cast<double>(instructions) * p_.cpi));
+    maybe_sync();
+}
+
+void core::read(addr_t a, void* dst, size_t len) {
+    if (len == 0) return;
+    const mem::region& r = region_of(a, len);
+    switch (r.attr) {
+    case mem::mem_attr::normal_cacheable:
+        cached_access(a, len, false);
+        functional(a, dst, len, false);
+        break;
+    case mem::mem_attr::normal_noncacheable:
+        ++stats_.uncached_reads;
+        uncached_read(a, dst, len);
+        break;
+    case mem::mem_attr::device:
+        ++stats_.mmio_reads;
+        sync();  // the device must see the read at the core's time
+        charge(cost::mmio, bus(tlm::TLM_READ_COMMAND, a, dst, len, SC_ZERO_TIME));
+        break;
+    }
+    maybe_sync();
+}
+
+void core::store(addr_t a, const void* src, size_t len) {
+    if (len == 0) return;
+    const mem::region& r = region_of(a, len);
+    switch (r.attr) {
+    case mem::mem_attr::normal_cacheable:
+        cached_access(a, len, true);
+        functional(a, const_cast<void*>(src), len, true);
+        break;
+    case mem::mem_attr::normal_noncacheable:
+        ++stats_.uncached_writes;
+        for (size_t off = 0; off < len;) {  // one write-buffer entry per line-sized burst
+            const size_t n = std::min<size_t>(len - off, p_.line_bytes - ((a + off) & (p_.line_bytes - 1)));
+            posted_write(a + off, static_cast<const uint8_t*>(src) + off, n, cost::uncached);
+            off += n;
+        }
+        break;
+    case mem::mem_attr::device:
+        ++stats_.mmio_writes;
+        sync();
+        posted_write(a, src, len, cost::mmio);
+        break;
+    }
+    maybe_sync();
+}
+
+void core::copy(addr_t dst, addr_t src, size_t len) {
+    if (len == 0) return;
+    if (copy_buf_.size() < len) copy_buf_.resize(len);  // grows to the largest copy, then reused
+    read(src, copy_buf_.data(), len);
+    store(dst, copy_buf_.data(), len);
+}
+
+void core::touch(addr_t a, size_t len, bool write) {
+    if (len == 0) return;
+    const mem::region& r = region_of(a, len);
+    switch (r.attr) {
+    case mem::mem_attr::normal_cacheable: cached_access(a, len, write); break;
+    case mem::mem_attr::normal_noncacheable:
+        for (size_t off = 0; off < len;) {
+            const size_t n = std::min<size_t>(len - off, p_.line_bytes - ((a + off) & (p_.line_bytes - 1)));
+            if (write) {  // rewrite the bytes memory holds: timing without changing data
+                functional(a + off, scratch_.data(), n, false);
+                ++stats_.uncached_writes;
+                posted_write(a + off, scratch_.data(), n, cost::uncached);
+            } else {
+                ++stats_.uncached_reads;
+                uncached_read(a + off, scratch_.data(), n);
+            }
+            off += n;
+        }
+        break;
+    case mem::mem_attr::device: fault("touch() of device memory (side effects) at", a);
+    }
+    maybe_sync();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cacheable path. L1 and L2 are non-inclusive: a fill goes into both, an L1 victim goes into
+// L2 only when dirty, an L2 victim never back-invalidates L1.
+
+// Line fills from DDR that one access call keeps in flight together (memory-level parallelism).
+struct core::fill_group {
+    sc_time done;  // latest completion, absolute
+    uint32_t n = 0;
+};
+
+void core::cached_access(addr_t a, size_t len, bool write) {
+    ++stats_.accesses;
+    fill_group g;
+    const uint64_t first = a >> shift_, last = (a + len - 1) >> shift_;
+    uint64_t stale_lo = ~0ull, stale_hi = 0;
+    for (uint64_t la = first; la <= last; ++la) {
+        cache::line* e = l1_.find(la);
+        if (e) {
+            ++stats_.l1_hits;
+            l1_.use(e);
+            charge(cost::compute, l1_hit_);
+        } else {
+            e = fill_l1(la, g);
+        }
+        e->flags |= cache::touched;
+        if (write) {
+            e->flags |= cache::dirty;
+            e->fn = cur_;
+        } else if (e->flags & cache::stale) {
+            stale_lo = std::min(stale_lo, la);
+            stale_hi = la;
+        }
+    }
+    if (g.n) wait_until(g.done, cost::cache_miss);
+    if (stale_lo <= stale_hi && tracking_) {
+        const addr_t lo = std::max<addr_t>(a, stale_lo << shift_);
+        const addr_t hi = std::min<addr_t>(a + len, (stale_hi + 1) << shift_);
+        checker_->cpu_stale_read(*this, lo, hi - lo);
+    }
+}
+
+cache::line* core::fill_l1(uint64_t la, fill_group& g) {
+    ++stats_.l1_misses;
+    uint8_t inherit = 0;
+    if (cache::line* e2 = l2_->find(la)) {
+        ++stats_.l2_hits;
+        l2_->use(e2);
+        charge(cost::cache_miss, l2_hit_);
+        inherit = e2->flags & cache::stale;
+    } else {
+        ++stats_.l2_misses;
+        // The request passes the L2 lookup, then reads the line from DDR through the bus.
+        const sc_time issue = qk_.get_local_time() + l2_hit_;
+        const sc_time done = sc_core::sc_time_stamp() +
+                             bus(tlm::TLM_READ_COMMAND, la << shift_, scratch_.data(), p_.line_bytes, issue);
+        g.done = std::max(g.done, done);
+        if (++g.n == p_.miss_overlap) {
+            wait_until(g.done, cost::cache_miss);
+            g = fill_group{};
+        }
+        cache::line victim;
+        l2_->allocate(la, victim)->flags |= cache::touched;
+        if (victim.flags) evict_l2(victim);
+    }
+    cache::line victim;
+    cache::line* e1 = l1_.allocate(la, victim);
+    if (victim.flags) evict_l1(victim);
+    e1->flags |= inherit;
+    return e1;
+}
+
+void core::evict_l1(const cache::line& v) {
+    if (v.flags & cache::dirty) {
+        ++stats_.l1_writebacks;
+        place_in_l2(v.tag, v.flags, v.fn);
+        return;
+    }
+    if (cache::line* e2 = l2_->find(v.tag)) e2->flags |= v.flags & (cache::touched | cache::stale);
+    else if (tracking_ && (v.flags & cache::touched)) checker_->note_touched(v.tag, v.flags & cache::touched);
+}
+
+// A dirty line from L1 (eviction, or an ARMv7 inner clean) into L2; no DDR traffic unless
+// L2 has to evict a dirty victim for it.
+void core::place_in_l2(uint64_t la, uint8_t flags, uint16_t fn) {
+    cache::line* e2 = l2_->find(la);
+    if (!e2) {
+        cache::line victim;
+        e2 = l2_->allocate(la, victim);
+        if (victim.flags) evict_l2(victim);
+    }
+    e2->flags |= cache::dirty | (flags & (cache::touched | cache::stale));
+    e2->fn = fn;
+}
+
+void core::evict_l2(const cache::line& v) {
+    if (v.flags & cache::dirty) {
+        ++stats_.l2_writebacks;
+        writeback(v.tag, v.flags, v.fn);
+        charge(cost::cache_miss, evict_wb_);  // the eviction buffer takes it; DDR is busy meanwhile
+    }
+    if (tracking_ && (v.flags & cache::touched)) checker_->note_touched(v.tag, v.flags & cache::touched);
+}
+
+sc_time core::writeback(uint64_t la, uint8_t flags, uint16_t fn) {
+    if (tracking_) checker_->cpu_writeback(*this, la, flags, fn);
+    // Bytes always live in DDR: the write-back rewrites what memory holds, for its timing.
+    functional(la << shift_, scratch_.data(), p_.line_bytes, false);
+    return sc_core::sc_time_stamp() +
+           bus(tlm::TLM_WRITE_COMMAND, la << shift_, scratch_.data(), p_.line_bytes, qk_.get_local_time());
+}
+
+// DC CVAC / IVAC / CIVAC. arm64: to the point of coherency through L1 and L2. ARMv7 with an
+// outer cache: L1 only (a clean pushes the line into the PL310).
+void core::line_op(addr_t a, bool clean, bool invalidate) {
+    const uint64_t la = a >> shift_;
+    ++stats_.line_ops;
+    cache::line* e1 = l1_.find(la);
+    cache::line* e2 = p_.outer_cache ? nullptr : l2_->find(la);
+    const uint8_t f = (e1 ? e1->flags : 0) | (e2 ? e2->flags : 0);
+    const bool dirty = f & cache::dirty;
+    charge(cost::cache_maint, !(e1 || e2) ? maint_absent_ : (dirty && clean) ? maint_dirty_ : maint_clean_);
+    if (tracking_) checker_->line_op(la, f & cache::touched_inner, false);
+    for (cache::line* e : {e1, e2})
+        if (e) e->flags &= static_cast<uint8_t>(~cache::touched_inner);
+    if (clean && dirty) {
+        if (p_.outer_cache) {
+            place_in_l2(la, e1->flags, e1->fn);
+            e1->flags &= static_cast<uint8_t>(~(cache::dirty | cache::stale));
+        } else {
+            ++stats_.maint_writebacks;
+            const uint16_t fn = (e1 && (e1->flags & cache::dirty)) ? e1->fn : e2->fn;
+            maint_done_ = std::max(maint_done_, writeback(la, f, fn));
+            // Memory now equals the CPU's copy (any device data there was overwritten).
+            for (cache::line* e : {e1, e2})
+                if (e) e->flags &= static_cast<uint8_t>(~(cache::dirty | cache::stale));
+        }
+    }
+    if (invalidate) {
+        if (!clean && dirty) ++stats_.discarded_dirty;
+        if (e1) e1->flags = 0;
+        if (e2) e2->flags = 0;
+    }
+    maybe_sync();
+}
+
+// PL310 line operation by PA through its registers (ARMv7 profiles only; a no-op elsewhere,
+// as the kernel's outer_cache hooks are empty without an outer cache).
+void core::outer_op(addr_t pa, bool clean, bool invalidate) {
+    if (!p_.outer_cache) return;
+    const uint64_t la = pa >> shift_;
+    ++stats_.line_ops;
+    charge(cost::cache_maint, outer_line_);
+    cache::line* e1 = l1_.find(la);
+    cache::line* e2 = l2_->find(la);
+    if (tracking_)
+        checker_->line_op(la, ((e1 ? e1->flags : 0) | (e2 ? e2->flags : 0)) & cache::touched_outer, true);
+    for (cache::line* e : {e1, e2})
+        if (e) e->flags &= static_cast<uint8_t>(~cache::touched_outer);
+    if (!e2) return maybe_sync();
+    const bool dirty = e2->flags & cache::dirty;
+    if (clean && dirty) {
+        ++stats_.maint_writebacks;
+        outer_done_ = std::max(outer_done_, writeback(la, e2->flags, e2->fn));
+        e2->flags &= static_cast<uint8_t>(~(cache::dirty | cache::stale));
+    }
+    if (invalidate) {
+        if (!clean && dirty) ++stats_.discarded_dirty;
+        e2->flags = 0;
+    }
+    maybe_sync();
+}
+
+void core::outer_sync() {
+    if (!p_.outer_cache) return;
+    ++stats_.outer_syncs;
+    charge(cost::cache_maint, outer_sync_);
+    wait_until(outer_done_, cost::cache_maint);
+    maybe_sync();
+}
+
+void core::dmb() {
+    ++stats_.dmbs;
+    charge(cost::barrier, dmb_);
+    maybe_sync();
+}
+
+// DSB SY: waits for outstanding maintenance (charged as cache_maint) and posted writes.
+void core::dsb() {
+    ++stats_.dsbs;
+    charge(cost::barrier, dsb_);
+    wait_until(maint_done_, cost::cache_maint);
+    wait_until(posted_done_, cost::barrier);
+    wbuf_count_ = 0;
+    maybe_sync();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Functional data (DMI where the target grants it, else debug transport)
+
+void core::functional(addr_t a, void* data, size_t len, bool write) {
+    auto* p = static_cast<uint8_t*>(data);
+    while (len > 0) {
+        size_t avail = 0;
+        if (uint8_t* m = dmi_ptr(a, avail, write)) {
+            const size_t n = std::min(len, avail);
+            if (write) std::memcpy(m, p, n);
+            else std::memcpy(p, m, n);
+            a += n, p += n, len -= n;
+            continue;
+        }
+        tlm::tlm_generic_payload gp;
+        gp.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+        gp.set_address(a);
+        gp.set_data_ptr(p);
+        gp.set_data_length(static_cast<unsigned>(len));
+        gp.set_streaming_width(static_cast<unsigned>(len));
+        if (socket->transport_dbg(gp) != len) fault("functional access failed at", a);
+        return;
+    }
+}
+
+uint8_t* core::dmi_ptr(addr_t a, size_t& avail, bool write) {
+    auto usable = [&](const tlm::tlm_dmi& d) {
+        return a >= d.get_start_address() && a <= d.get_end_address() &&
+               (write ? d.is_write_allowed() : d.is_read_allowed());
+    };
+    const tlm::tlm_dmi* d = dmi_last_;
+    if (!d || !usable(*d)) {
+        d = nullptr;
+        auto it = dmi_.upper_bound(a);
+        if (it != dmi_.begin() && usable(std::prev(it)->second)) d = &std::prev(it)->second;
+    }
+    if (!d) {
+        tlm::tlm_generic_payload gp;
+        gp.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+        gp.set_address(a);
+        tlm::tlm_dmi got;
+        if (!socket->get_direct_mem_ptr(gp, got) || !usable(got)) return nullptr;
+        d = &(dmi_[got.get_start_address()] = got);
+    }
+    dmi_last_ = d;
+    avail = d->get_end_address() - a + 1;
+    return d->get_dmi_ptr() + (a - d->get_start_address());
+}
+
+void core::invalidate_dmi(sc_dt::uint64 start, sc_dt::uint64 end) {
+    for (auto it = dmi_.begin(); it != dmi_.end();) {
+        if (it->second.get_start_address() <= end && it->second.get_end_address() >= start) it = dmi_.erase(it);
+        else ++it;
+    }
+    dmi_last_ = nullptr;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Uncached and device path
+
+sc_time core::bus(tlm::tlm_command cmd, addr_t a, void* data, size_t len, sc_time delay) {
+    gp_.set_command(cmd);
+    gp_.set_address(a);
+    gp_.set_data_ptr(static_cast<unsigned char*>(data));
+    gp_.set_data_length(static_cast<unsigned>(len));
+    gp_.set_streaming_width(static_cast<unsigned>(len));
+    gp_.set_byte_enable_ptr(nullptr);
+    gp_.set_dmi_allowed(false);
+    gp_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    socket->b_transport(gp_, delay);
+    if (gp_.is_response_error()) fault("bus error (" + gp_.get_response_string() + ") at", a);
+    return delay;
+}
+
+// Normal non-cacheable reads stall for the whole round trip, one burst per line-sized piece.
+void core::uncached_read(addr_t a, void* dst, size_t len) {
+    for (size_t off = 0; off < len;) {
+        const size_t n = std::min<size_t>(len - off, p_.line_bytes - ((a + off) & (p_.line_bytes - 1)));
+        const sc_time local = qk_.get_local_time();
+        charge(cost::uncached, bus(tlm::TLM_READ_COMMAND, a + off, static_cast<uint8_t*>(dst) + off, n, local) - local);
+        off += n;
+    }
+}
+
+// Retires completed posted writes; when the buffer is full, stalls until the oldest completes.
+void core::make_room(cost c) {
+    const sc_time t = now();
+    while (wbuf_count_ && wbuf_[wbuf_head_] <= t) wbuf_head_ = (wbuf_head_ + 1) % wbuf_.size(), --wbuf_count_;
+    if (wbuf_count_ < wbuf_.size()) return;
+    ++stats_.write_buffer_stalls;
+    wait_until(wbuf_[wbuf_head_], c);
+    wbuf_head_ = (wbuf_head_ + 1) % wbuf_.size();
+    --wbuf_count_;
+}
+
+void core::posted_write(addr_t a, const void* src, size_t len, cost c) {
+    make_room(c);
+    const sc_time done =
+        sc_core::sc_time_stamp() + bus(tlm::TLM_WRITE_COMMAND, a, const_cast<void*>(src), len, qk_.get_local_time());
+    wbuf_[(wbuf_head_ + wbuf_count_++) % wbuf_.size()] = done;
+    posted_done_ = std::max(posted_done_, done);
+    charge(c, posted_);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Interrupts: level-sensitive lines, per-line enable and priority (lower value wins, as on a
+// GIC), taken only when the firmware waits or polls (no preemption of running code).
+
+void core::irq_changed() {
+    sim_stats::count_event();
+    if (pending_irq() >= 0) irq_event_.notify();
+}
+
+int core::pending_irq() const {
+    int best = -1;
+    for (size_t i = 0; i < irq_state_.size(); ++i) {
+        const irq_state& s = irq_state_[i];
+        if (s.enabled && !s.active && irq[i].read() && (best < 0 || s.priority < irq_state_[best].priority))
+            best = static_cast<int>(i);
+    }
+    return best;
+}
+
+void core::irq_enable(int line, bool enabled, int priority) {
+    if (line < 0 || static_cast<size_t>(line) >= irq_state_.size())
+        throw std::out_of_range(std::string(name()) + ": irq line " + std::to_string(line) + " does not exist (" +
+                                std::to_string(irq_state_.size()) + " lines)");
+    irq_state_[line].enabled = enabled;
+    irq_state_[line].priority = priority;
+}
+
+int core::take_irq(int line) {
+    irq_state_[line].active = true;
+    irq_active_.push_back(line);
+    ++stats_.irqs;
+    charge(cost::irq, irq_entry_);
+    return line;
+}
+
+int core::wait_for_irq() {
+    sync();
+    int line = pending_irq();
+    if (line < 0) {
+        const sc_time start = sc_core::sc_time_stamp();
+        do {
+            wait(irq_event_);
+            sim_stats::count_event();
+        } while ((line = pending_irq()) < 0);
+        const sc_time idle = sc_core::sc_time_stamp() - start;
+        total_[static_cast<size_t>(cost::idle)] += idle;
+        fn_time_[cur_][static_cast<size_t>(cost::idle)] += idle;
+        qk_.reset();
+    }
+    return take_irq(line);
+}
+
+int core::poll_irq() {
+    const int line = pending_irq();
+    return line < 0 ? -1 : take_irq(line);
+}
+
+void core::irq_return() {
+    if (irq_active_.empty()) throw std::logic_error(std::string(name()) + ": irq_return() without an active interrupt");
+    irq_state_[irq_active_.back()].active = false;
+    irq_active_.pop_back();
+    charge(cost::irq, irq_exit_);
+    maybe_sync();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Attribution and statistics
+
+void core::enter(const char* function) {
+    auto it = fn_ids_.find(function);
+    const uint16_t f = it != fn_ids_.end() ? it->second : (fn_ids_[function] = function_id(function));
+    if (f >= fn_time_.size()) fn_time_.resize(f + 1), fn_calls_.resize(f + 1);
+    stack_.push_back(cur_);
+    cur_ = f;
+    ++fn_calls_[f];
+}
+
+void core::leave() {
+    if (stack_.empty()) throw std::logic_error(std::string(name()) + ": leave() without enter()");
+    cur_ = stack_.back();
+    stack_.pop_back();
+}
+
+std::vector<core::function_profile> core::profile() const {
+    std::vector<function_profile> out;
+    for (size_t f = 0; f < fn_time_.size(); ++f) {
+        function_profile p;
+        p.name = function_name(static_cast<uint16_t>(f));
+        p.calls = fn_calls_[f];
+        p.time = fn_time_[f];
+        bool any = p.calls != 0;
+        for (auto& t : p.time) any |= t != SC_ZERO_TIME;
+        if (any) out.push_back(std::move(p));
+    }
+    std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.name < b.name; });
+    return out;
+}
+
+void core::reset_stats() {
+    stats_ = core_stats{};
+    total_.fill(SC_ZERO_TIME);
+    for (auto& t : fn_time_) t.fill(SC_ZERO_TIME);
+    std::fill(fn_calls_.begin(), fn_calls_.end(), 0);
+    stats_start_ = now();
+}
+
+void core::report(nlohmann::json& out) const {
+    auto ns = [](const sc_time& t) { return t.to_seconds() * 1e9; };
+    nlohmann::json& c = out["cpu"]["core" + std::to_string(id_)];
+    const sc_time window = now() - stats_start_;
+    sc_time busy;
+    for (size_t i = 0; i < cost_count; ++i) {
+        c["time_ns"][to_string(static_cast<cost>(i))] = ns(total_[i]);
+        if (static_cast<cost>(i) != cost::idle) busy += total_[i];
+    }
+    c["busy_fraction"] = window > SC_ZERO_TIME ? busy / window : 0.0;
+    nlohmann::json& fns = c["functions"];
+    fns = nlohmann::json::object();
+    for (auto& p : profile()) {
+        nlohmann::json& f = fns[p.name];
+        f["calls"] = p.calls;
+        for (size_t i = 0; i < cost_count; ++i) f["time_ns"][to_string(static_cast<cost>(i))] = ns(p.time[i]);
+    }
+    const core_stats& s = stats_;
+    c["counters"] = {
+        {"instructions", s.instructions},     {"accesses", s.accesses},
+        {"l1_hits", s.l1_hits},               {"l1_misses", s.l1_misses},
+        {"l2_hits", s.l2_hits},               {"l2_misses", s.l2_misses},
+        {"l1_writebacks", s.l1_writebacks},   {"l2_writebacks", s.l2_writebacks},
+        {"uncached_reads", s.uncached_reads}, {"uncached_writes", s.uncached_writes},
+        {"mmio_reads", s.mmio_reads},         {"mmio_writes", s.mmio_writes},
+        {"write_buffer_stalls", s.write_buffer_stalls},
+        {"line_ops", s.line_ops},             {"maint_writebacks", s.maint_writebacks},
+        {"discarded_dirty", s.discarded_dirty},
+        {"dmbs", s.dmbs},                     {"dsbs", s.dsbs},
+        {"outer_syncs", s.outer_syncs},       {"irqs", s.irqs},
+    };
+}
+
+}  // namespace fecsim::cpu

@@ -1,0 +1,250 @@
+// Cortex-A core timing model (DESIGN.md §2): one SC_THREAD runs the firmware C++ and charges
+// every step to a tlm_quantumkeeper. Tag-only L1 D-cache + L2 (shared between cores when the
+// platform passes one), misses and write-backs through the bus to DDR, uncached and MMIO paths
+// with a posted write buffer, DC CVAC/IVAC/CIVAC per line, DMB/DSB, an ARMv7 PL310 outer-cache
+// variant, and a minimal GIC-like interrupt controller. See docs/models/cpu.md.
+#pragma once
+
+#include "models/cpu/cache.h"
+#include "models/cpu/core_api.h"
+#include "models/mem/router.h"
+
+#include <nlohmann/json.hpp>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/tlm_quantumkeeper.h>
+
+#include <array>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace fecsim {
+class config_view;
+}
+
+namespace fecsim::cpu {
+
+class coherency_checker;
+
+// Every field is a key of the platform profile's `cpu` section (configs/schema/cpu.json).
+struct core_params {
+    uint32_t cores = 1;               // cores the platform builds (read by the platform)
+    double clock_mhz = 1800;          // core clock
+    double cpi = 1.4;                 // cycles per instruction of firmware code paths (exec)
+    double quantum_ns = 500;          // temporal-decoupling quantum (global TLM quantum)
+    uint32_t line_bytes = 64;         // cache line size of every level
+    cache_params l1d;                 // per core
+    cache_params l2{512 * 1024, 16, 16, replacement::random};  // shared last level (PL310 on ARMv7)
+    uint32_t miss_overlap = 2;        // line fills a bulk access keeps in flight at once
+    double evict_writeback_cycles = 4;  // core cost of handing a dirty victim to the bus
+    uint32_t write_buffer_entries = 4;  // posted uncached/device writes in flight
+    double posted_write_cycles = 2;     // core cost of posting one uncached/device write
+    double dmb_cycles = 8;
+    double dsb_cycles = 20;             // DSB with nothing outstanding
+    double maint_absent_cycles = 10;    // DC op on a line no level holds
+    double maint_clean_cycles = 12;     // ... on a clean line
+    double maint_dirty_cycles = 16;     // ... on a dirty line (plus the write-back to DDR)
+    uint32_t irq_lines = 4;
+    double irq_entry_cycles = 600;      // exception entry, context save, GIC acknowledge
+    double irq_exit_cycles = 300;       // EOI, context restore, eret
+    bool outer_cache = false;           // ARMv7 + PL310: DC ops stop at L1, L2 maintained by PA
+    double outer_line_op_ns = 0;        // one PL310 line operation by PA (register write)
+    double outer_sync_ns = 0;           // PL310 CACHE_SYNC with nothing outstanding
+};
+
+// Reads the `cpu` section. Throws config_error-free std::invalid_argument on geometry the
+// schema cannot check (non power-of-two sets).
+core_params core_params_from(const fecsim::config_view& cpu_section);
+
+// Process-wide table of firmware function names (enter()) by small id; id 0 is "(none)".
+uint16_t function_id(const char* name);
+const std::string& function_name(uint16_t id);
+
+struct core_stats {
+    uint64_t accesses = 0;        // cacheable access calls (any size)
+    uint64_t l1_hits = 0, l1_misses = 0, l2_hits = 0, l2_misses = 0;  // per line
+    uint64_t l1_writebacks = 0;   // dirty L1 victims written into L2
+    uint64_t l2_writebacks = 0;   // dirty lines written to DDR by eviction
+    uint64_t uncached_reads = 0, uncached_writes = 0, mmio_reads = 0, mmio_writes = 0;
+    uint64_t write_buffer_stalls = 0;
+    uint64_t line_ops = 0;        // DC CVAC/IVAC/CIVAC and PL310 line operations
+    uint64_t maint_writebacks = 0;  // dirty lines written to DDR by maintenance
+    uint64_t discarded_dirty = 0;   // dirty lines dropped by an invalidate
+    uint64_t dmbs = 0, dsbs = 0, outer_syncs = 0;
+    uint64_t irqs = 0, instructions = 0;
+};
+
+class core : public sc_core::sc_module, public core_api {
+public:
+    tlm_utils::simple_initiator_socket<core> socket;  // bind to the router's `in`
+    sc_core::sc_vector<sc_core::sc_in<bool>> irq;     // params.irq_lines; unbound lines read low
+
+    // `map` gives every address's memory attribute (the router the socket is bound to).
+    // `shared_l2` is the cluster's last-level cache; nullptr makes the core own a private one.
+    core(sc_core::sc_module_name name, int id, const core_params& p, const mem::router& map,
+         cache* shared_l2 = nullptr);
+    ~core() override;
+
+    // The firmware run by the core's thread; the thread ends when it returns.
+    void set_firmware(std::function<void(core_api&)> fw) { firmware_ = std::move(fw); }
+
+    // --- core_api
+    void exec(uint64_t instructions) override;
+    uint8_t read8(addr_t a) override { return load<uint8_t>(a); }
+    uint16_t read16(addr_t a) override { return load<uint16_t>(a); }
+    uint32_t read32(addr_t a) override { return load<uint32_t>(a); }
+    uint64_t read64(addr_t a) override { return load<uint64_t>(a); }
+    void write8(addr_t a, uint8_t v) override { store(a, &v, sizeof v); }
+    void write16(addr_t a, uint16_t v) override { store(a, &v, sizeof v); }
+    void write32(addr_t a, uint32_t v) override { store(a, &v, sizeof v); }
+    void write64(addr_t a, uint64_t v) override { store(a, &v, sizeof v); }
+    void read(addr_t a, void* dst, size_t len) override;
+    void write(addr_t a, const void* src, size_t len) override { store(a, src, len); }
+    void copy(addr_t dst, addr_t src, size_t len) override;
+    void touch(addr_t a, size_t len, bool write) override;
+    void dmb() override;
+    void dsb() override;
+    void dc_cvac(addr_t a) override { line_op(a, true, false); }
+    void dc_ivac(addr_t a) override { line_op(a, false, true); }
+    void dc_civac(addr_t a) override { line_op(a, true, true); }
+    uint32_t cache_line_bytes() const override { return p_.line_bytes; }
+    bool has_outer_cache() const override { return p_.outer_cache; }
+    void outer_clean_line(addr_t pa) override { outer_op(pa, true, false); }
+    void outer_inv_line(addr_t pa) override { outer_op(pa, false, true); }
+    void outer_flush_line(addr_t pa) override { outer_op(pa, true, true); }
+    void outer_sync() override;
+    void irq_enable(int line, bool enabled, int priority = 0) override;
+    int wait_for_irq() override;
+    int poll_irq() override;
+    void irq_return() override;
+    void enter(const char* function) override;
+    void leave() override;
+    sc_core::sc_time now() const override { return qk_.get_current_time(); }
+    void sync() override;
+    int id() const override { return id_; }
+
+    // --- statistics
+    const core_params& params() const { return p_; }
+    const core_stats& stats() const { return stats_; }
+    sc_core::sc_time time_in(cost c) const { return total_[static_cast<size_t>(c)]; }
+    struct function_profile {
+        std::string name;
+        uint64_t calls = 0;
+        std::array<sc_core::sc_time, cost_count> time{};
+    };
+    std::vector<function_profile> profile() const;  // functions with any charge, by name
+    const char* current_function() const { return function_name(cur_).c_str(); }
+    uint16_t current_function_id() const { return cur_; }
+    void reset_stats();
+    // Writes cpu.core<N>.{busy_fraction, time_ns.<category>, functions.<name>, counters}.
+    void report(nlohmann::json& out) const;
+
+    cache& l1d() { return l1_; }
+    cache& l2() { return *l2_; }
+    sc_core::sc_time cycles(double n) const { return sc_core::sc_time(n * period_ns_, sc_core::SC_NS); }
+
+private:
+    friend class coherency_checker;
+    struct fill_group;
+
+    void run();
+    void irq_changed();
+    int pending_irq() const;
+    int take_irq(int line);
+
+    template <class T> T load(addr_t a) {
+        T v;
+        read(a, &v, sizeof v);
+        return v;
+    }
+    void store(addr_t a, const void* src, size_t len);
+    const mem::region& region_of(addr_t a, size_t len) const;
+    [[noreturn]] void fault(const std::string& what, addr_t a) const;
+
+    // cacheable path
+    void cached_access(addr_t a, size_t len, bool write);
+    cache::line* fill_l1(uint64_t la, fill_group& g);
+    void evict_l1(const cache::line& v);
+    void place_in_l2(uint64_t la, uint8_t flags, uint16_t fn);
+    void evict_l2(const cache::line& v);
+    sc_core::sc_time writeback(uint64_t la, uint8_t flags, uint16_t fn);  // completion, absolute
+    void line_op(addr_t a, bool clean, bool invalidate);
+    void outer_op(addr_t pa, bool clean, bool invalidate);
+    void functional(addr_t a, void* data, size_t len, bool write);
+    uint8_t* dmi_ptr(addr_t a, size_t& avail, bool write);
+    void invalidate_dmi(sc_dt::uint64 start, sc_dt::uint64 end);
+
+    // uncached / device path
+    sc_core::sc_time bus(tlm::tlm_command cmd, addr_t a, void* data, size_t len, sc_core::sc_time delay);
+    void uncached_read(addr_t a, void* dst, size_t len);
+    void posted_write(addr_t a, const void* src, size_t len, cost c);
+    void make_room(cost c);
+
+    void charge(cost c, const sc_core::sc_time& t) {
+        qk_.inc(t);
+        total_[static_cast<size_t>(c)] += t;
+        fn_time_[cur_][static_cast<size_t>(c)] += t;
+    }
+    void maybe_sync() {
+        if (qk_.need_sync()) sync();
+    }
+    void wait_until(const sc_core::sc_time& t, cost c) {
+        if (t > now()) charge(c, t - now());
+    }
+
+    int id_;
+    core_params p_;
+    const mem::router& map_;
+    double period_ns_;
+    sc_core::sc_time l1_hit_, l2_hit_, evict_wb_, posted_, dmb_, dsb_, maint_absent_, maint_clean_, maint_dirty_;
+    sc_core::sc_time irq_entry_, irq_exit_, outer_line_, outer_sync_;
+    unsigned shift_;
+    tlm_utils::tlm_quantumkeeper qk_;
+    std::function<void(core_api&)> firmware_;
+
+    cache l1_;
+    std::unique_ptr<cache> own_l2_;
+    cache* l2_;
+    coherency_checker* checker_ = nullptr;
+    bool tracking_ = false;  // checker present and tracking line state
+
+    // Completion times (absolute) of outstanding work that barriers wait for.
+    sc_core::sc_time maint_done_, outer_done_, posted_done_;
+    std::vector<sc_core::sc_time> wbuf_;  // ring of posted-write completion times
+    size_t wbuf_head_ = 0, wbuf_count_ = 0;
+
+    // functional access
+    std::map<uint64_t, tlm::tlm_dmi> dmi_;  // by start address
+    const tlm::tlm_dmi* dmi_last_ = nullptr;
+    tlm::tlm_generic_payload gp_;
+    std::vector<uint8_t> scratch_;   // one line: fills and write-backs
+    std::vector<uint8_t> copy_buf_;  // copy(): grows to the largest copy
+
+    // interrupts
+    struct irq_state {
+        bool enabled = false, active = false;
+        int priority = 0;
+    };
+    std::vector<irq_state> irq_state_;
+    std::vector<int> irq_active_;
+    sc_core::sc_event irq_event_;
+    std::vector<std::unique_ptr<sc_core::sc_signal<bool>>> irq_ties_;
+    void before_end_of_elaboration() override;
+
+    // attribution
+    uint16_t cur_ = 0;
+    std::vector<uint16_t> stack_;
+    std::unordered_map<const char*, uint16_t> fn_ids_;
+    std::vector<std::array<sc_core::sc_time, cost_count>> fn_time_;
+    std::vector<uint64_t> fn_calls_;
+    std::array<sc_core::sc_time, cost_count> total_{};
+    sc_core::sc_time stats_start_;
+    core_stats stats_;
+};
+
+}  // namespace fecsim::cpu

@@ -1,0 +1,470 @@
+// Core timing model: cache hit/miss latencies, write-backs, maintenance costs by line state,
+// barriers, uncached and MMIO paths, quantum sync, interrupts, attribution, platform profiles.
+#include "tests/cpu/cpu_bench.h"
+
+#include "platform/config.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+namespace fecsim {
+namespace {
+
+using sc_core::sc_time;
+using sc_core::SC_NS;
+using sc_core::SC_ZERO_TIME;
+using test::cpu_bench;
+using test::dram_base;
+using cpu::core_api;
+using cpu::cost;
+
+// Runs `fw` as the core's firmware to completion.
+void run(cpu_bench& b, std::function<void(core_api&)> fw) {
+    b.core.set_firmware(std::move(fw));
+    sc_core::sc_start();
+}
+
+TEST(core, exec_charges_instructions_at_the_cpi) {
+    fresh_simulation();
+    cpu_bench b;
+    sc_time took;
+    run(b, [&](core_api& c) {
+        const sc_time t0 = c.now();
+        c.exec(1000);
+        took = c.now() - t0;
+    });
+    EXPECT_EQ(took, b.cycles(1000 * 1.5));
+    EXPECT_EQ(b.core.time_in(cost::compute), took);
+}
+
+TEST(core, hit_and_miss_latencies_are_the_configured_ones) {
+    fresh_simulation();
+    cpu_bench b;
+    const auto& p = b.core.params();
+    sc_time cold, l1_hit, l2_hit;
+    run(b, [&](core_api& c) {
+        sc_time t = c.now();
+        c.read32(dram_base + 0x100);  // L1 and L2 miss: L2 lookup + a line from DDR
+        cold = c.now() - t;
+        t = c.now();
+        c.read32(dram_base + 0x104);  // same line
+        l1_hit = c.now() - t;
+        // Evict the line from the 4-way L1 set (stride = sets x line), keep it in the 16-way L2.
+        const uint64_t stride = p.l1d.size_bytes / p.l1d.ways;
+        for (int w = 1; w <= 4; ++w) c.read32(dram_base + 0x100 + w * stride);
+        t = c.now();
+        c.read32(dram_base + 0x108);
+        l2_hit = c.now() - t;
+    });
+    EXPECT_EQ(cold, b.cycles(p.l2.hit_cycles) + cpu_bench::line_read_ns());
+    EXPECT_EQ(l1_hit, b.cycles(p.l1d.hit_cycles));
+    EXPECT_EQ(l2_hit, b.cycles(p.l2.hit_cycles));
+    EXPECT_EQ(b.core.stats().l1_hits, 1u);
+    EXPECT_EQ(b.core.stats().l2_hits, 1u);
+    EXPECT_EQ(b.core.stats().l2_misses, 5u);
+    EXPECT_EQ(b.dram.stats().reads, 5u);
+}
+
+TEST(core, loads_and_stores_move_real_bytes) {
+    fresh_simulation();
+    cpu_bench b;
+    uint8_t buf[200];
+    for (int i = 0; i < 200; ++i) buf[i] = static_cast<uint8_t>(i * 7);
+    uint8_t back[200] = {};
+    uint32_t v32 = 0, nc = 0;
+    run(b, [&](core_api& c) {
+        c.write(dram_base + 0x1003, buf, sizeof buf);  // unaligned, spans 4 lines
+        c.copy(dram_base + 0x2000, dram_base + 0x1003, sizeof buf);
+        c.read(dram_base + 0x2000, back, sizeof back);
+        c.write32(dram_base + 0x3000, 0xdeadbeef);
+        v32 = c.read32(dram_base + 0x3000);
+        c.write32(test::nc_base + 0x40, 0xcafef00d);
+        nc = c.read32(test::nc_base + 0x40);
+    });
+    EXPECT_EQ(0, std::memcmp(buf, back, sizeof buf));
+    EXPECT_EQ(v32, 0xdeadbeefu);
+    EXPECT_EQ(nc, 0xcafef00du);
+    uint8_t in_ddr[200];
+    b.dram.peek(0x1003, in_ddr, sizeof in_ddr);  // bytes live in DDR whatever the cache state
+    EXPECT_EQ(0, std::memcmp(buf, in_ddr, sizeof buf));
+}
+
+TEST(core, misses_overlap_up_to_miss_overlap_and_queue_on_the_ddr_bus) {
+    auto cost_of_bulk_read = [](uint32_t overlap) {
+        fresh_simulation();
+        auto p = test::test_params();
+        p.miss_overlap = overlap;
+        cpu_bench b(p);
+        sc_time took;
+        run(b, [&](core_api& c) {
+            const sc_time t = c.now();
+            c.touch(dram_base, 8 * 64, false);
+            took = c.now() - t;
+        });
+        return took;
+    };
+    const auto one = cost_of_bulk_read(1), four = cost_of_bulk_read(4);
+    const sc_time fill = sc_time(16, SC_NS) + cpu_bench::line_read_ns();
+    EXPECT_EQ(one, 8 * fill);
+    // Four fills issued together: the last of each group waits 3 bursts (4 ns each) on the bus.
+    EXPECT_EQ(four, 2 * (fill + sc_time(3 * 4, SC_NS)));
+}
+
+TEST(core, dirty_victims_are_written_back_to_ddr) {
+    fresh_simulation();
+    auto p = test::test_params();
+    p.l1d = {1024, 2, 3, cpu::replacement::lru};   // 8 sets
+    p.l2 = {4096, 4, 16, cpu::replacement::lru};   // 16 sets
+    cpu_bench b(p);
+    const uint64_t stride = 16 * 64;               // same L1 and L2 set
+    uint8_t data[64];
+    for (int i = 0; i < 64; ++i) data[i] = static_cast<uint8_t>(0xa0 + i);
+    run(b, [&](core_api& c) {
+        for (int i = 0; i < 4; ++i) c.write(dram_base + i * stride, data, 64);
+        EXPECT_EQ(b.dram.stats().writes, 0u);  // 4 dirty lines fit the 4-way L2 set
+        c.write32(dram_base + 4 * stride, 1);   // the 5th evicts the LRU dirty line
+    });
+    EXPECT_EQ(b.core.stats().l2_writebacks, 1u);
+    EXPECT_EQ(b.core.stats().l1_writebacks, 3u);  // 2-way L1: lines 0..2 went to L2 dirty
+    EXPECT_EQ(b.dram.stats().writes, 1u);
+    EXPECT_EQ(b.dram.stats().bytes_written, 64u);
+    uint8_t in_ddr[64];
+    b.dram.peek(0, in_ddr, 64);
+    EXPECT_EQ(0, std::memcmp(data, in_ddr, 64));  // the write-back does not alter the data
+}
+
+TEST(core, maintenance_costs_and_semantics_by_line_state) {
+    fresh_simulation();
+    cpu_bench b;
+    const auto& p = b.core.params();
+    sc_time absent, clean, dirty, dirty_dsb, ivac_dirty;
+    bool held_after_clean = false, held_after_inval = true;
+    run(b, [&](core_api& c) {
+        sc_time t = c.now();
+        c.dc_cvac(dram_base + 0x40);  // nobody holds it
+        absent = c.now() - t;
+        c.read32(dram_base + 0x80);
+        t = c.now();
+        c.dc_cvac(dram_base + 0x80);
+        clean = c.now() - t;
+        c.write32(dram_base + 0xc0, 5);
+        c.dsb();
+        t = c.now();
+        c.dc_cvac(dram_base + 0xc0);
+        dirty = c.now() - t;
+        c.dsb();
+        dirty_dsb = c.now() - t;
+        held_after_clean = b.core.l1d().find((dram_base + 0xc0) >> 6) != nullptr;
+        c.write32(dram_base + 0x100, 6);
+        t = c.now();
+        c.dc_civac(dram_base + 0x100);
+        c.dc_ivac(dram_base + 0x140);
+        held_after_inval = b.core.l1d().find((dram_base + 0x100) >> 6) || b.core.l2().find((dram_base + 0x100) >> 6);
+        c.write32(dram_base + 0x180, 7);
+        t = c.now();
+        c.dc_ivac(dram_base + 0x180);  // discards the dirty copy, no write-back
+        ivac_dirty = c.now() - t;
+    });
+    EXPECT_EQ(absent, b.cycles(p.maint_absent_cycles));
+    EXPECT_EQ(clean, b.cycles(p.maint_clean_cycles));
+    EXPECT_EQ(dirty, b.cycles(p.maint_dirty_cycles));  // the write-back completes in the background...
+    // ...and DSB waits for it: issued after the op, fabric + DDR write latency + one burst.
+    EXPECT_EQ(dirty_dsb, b.cycles(p.maint_dirty_cycles) + cpu_bench::line_write_ns());
+    EXPECT_TRUE(held_after_clean);  // a clean keeps the line
+    EXPECT_FALSE(held_after_inval);
+    EXPECT_EQ(ivac_dirty, b.cycles(p.maint_clean_cycles));
+    EXPECT_EQ(b.core.stats().maint_writebacks, 2u);  // cvac + civac of dirty lines
+    EXPECT_EQ(b.core.stats().discarded_dirty, 1u);
+    EXPECT_EQ(b.dram.stats().writes, 2u);
+}
+
+// arm64 dcache_clean_poc over [start, end): align down, one DC CVAC per line, one DSB SY.
+void dcache_clean_poc(core_api& c, uint64_t start, uint64_t end) {
+    const uint64_t line = c.cache_line_bytes();
+    uint64_t a = start & ~(line - 1);
+    do {
+        c.dc_cvac(a);
+        a += line;
+    } while (a < end);
+    c.dsb();
+}
+
+TEST(core, full_page_pool_sync_of_3520_bytes_is_55_line_ops_and_one_dsb) {
+    fresh_simulation();
+    cpu_bench b;
+    const auto& p = b.core.params();
+    const uint64_t page = dram_base + 0x10000, start = page + 256, end = start + 3520;
+    sc_time untouched, all_dirty;
+    run(b, [&](core_api& c) {
+        sc_time t = c.now();
+        dcache_clean_poc(c, start, end);
+        untouched = c.now() - t;
+        c.touch(start, 3520, true);  // the whole buffer dirty
+        c.dsb();
+        t = c.now();
+        dcache_clean_poc(c, start, end);
+        all_dirty = c.now() - t;
+    });
+    EXPECT_EQ(b.core.stats().line_ops, 110u);
+    EXPECT_EQ(b.core.stats().dsbs, 3u);
+    EXPECT_EQ(untouched, 55 * b.cycles(p.maint_absent_cycles) + b.cycles(p.dsb_cycles));
+    // 55 write-backs issued one per op (16 ns apart, each 4 ns on the bus: no queueing); the DSB
+    // waits for the last one.
+    EXPECT_EQ(all_dirty, 55 * b.cycles(p.maint_dirty_cycles) + cpu_bench::line_write_ns());
+    EXPECT_EQ(b.dram.stats().writes, 55u);
+    EXPECT_NEAR(b.core.time_in(cost::cache_maint).to_seconds() * 1e9,
+                55 * (10 + 16) + (44 - 20), 1e-6);  // the DSB's own cost is `barrier`
+}
+
+TEST(core, uncached_reads_stall_and_posted_writes_fill_the_write_buffer) {
+    fresh_simulation();
+    cpu_bench b;
+    const auto& p = b.core.params();
+    sc_time rd, posted, fifth, drain;
+    run(b, [&](core_api& c) {
+        sc_time t = c.now();
+        c.read32(test::nc_base);
+        rd = c.now() - t;
+        t = c.now();
+        c.write32(test::nc_base + 0x100, 1);
+        posted = c.now() - t;
+        for (int i = 1; i < 4; ++i) c.write32(test::nc_base + 0x100 + 64 * i, 1);
+        t = c.now();
+        c.write32(test::nc_base + 0x200, 1);  // buffer full: waits for the oldest
+        fifth = c.now() - t;
+        t = c.now();
+        c.dsb();
+        drain = c.now() - t;
+    });
+    EXPECT_EQ(rd, cpu_bench::line_read_ns());
+    EXPECT_EQ(posted, b.cycles(p.posted_write_cycles));
+    // The oldest completes a write round trip after it was posted; the 5th comes 4 posts later.
+    EXPECT_EQ(fifth, cpu_bench::line_write_ns() - 4 * b.cycles(p.posted_write_cycles) + b.cycles(p.posted_write_cycles));
+    EXPECT_GT(drain, b.cycles(p.dsb_cycles));
+    EXPECT_EQ(b.core.stats().write_buffer_stalls, 1u);
+    EXPECT_EQ(b.core.time_in(cost::uncached), rd + 4 * posted + fifth);
+}
+
+TEST(core, mmio_syncs_first_so_the_device_sees_the_core_time) {
+    fresh_simulation();
+    cpu_bench b;
+    sc_time before_write, before_read, read_took;
+    uint32_t v = 0;
+    run(b, [&](core_api& c) {
+        c.exec(400);  // 600 ns of local time, below the 1 us quantum: not yet synced
+        EXPECT_EQ(sc_core::sc_time_stamp(), SC_ZERO_TIME);
+        before_write = c.now();
+        c.write32(test::regs_base + 0x14, 0x01000000);  // e.g. RDAR
+        EXPECT_EQ(sc_core::sc_time_stamp(), before_write);
+        c.exec(100);
+        before_read = c.now();
+        v = c.read32(test::regs_base + 0x4);
+        read_took = c.now() - before_read;
+    });
+    ASSERT_EQ(b.dev.log.size(), 2u);
+    EXPECT_TRUE(b.dev.log[0].write);
+    EXPECT_EQ(b.dev.log[0].addr, 0x14u);
+    EXPECT_EQ(b.dev.log[0].value, 0x01000000u);
+    EXPECT_EQ(b.dev.log[0].at, before_write + sc_time(test::regs_fabric_ns, SC_NS));
+    EXPECT_EQ(b.dev.log[1].at, before_read + sc_time(test::regs_fabric_ns, SC_NS));
+    EXPECT_EQ(read_took, sc_time(test::regs_fabric_ns + test::reg_latency_ns, SC_NS));
+    EXPECT_EQ(v, 0x1234u);
+    EXPECT_EQ(b.core.stats().mmio_writes, 1u);
+}
+
+TEST(core, quantum_bounds_the_local_time_offset) {
+    fresh_simulation();
+    cpu_bench b;
+    sc_time worst;
+    run(b, [&](core_api& c) {
+        for (int i = 0; i < 1000; ++i) {
+            c.exec(7);
+            worst = std::max(worst, c.now() - sc_core::sc_time_stamp());
+        }
+    });
+    EXPECT_LE(worst, sc_time(1000, SC_NS));
+    EXPECT_GT(sc_core::sc_time_stamp(), sc_time(10, sc_core::SC_US));
+}
+
+TEST(core, interrupt_wakes_an_idle_core_after_the_entry_cost) {
+    fresh_simulation();
+    cpu_bench b;
+    const auto& p = b.core.params();
+    int line = -2, polled = -2;
+    sc_time woke, after_return;
+    sc_core::sc_spawn([&] {
+        sc_core::wait(3, sc_core::SC_US);
+        b.irq_sig[0].write(true);  // line 0 is disabled: must not wake the core
+        sc_core::wait(2, sc_core::SC_US);
+        b.irq_sig[1].write(true);
+    });
+    run(b, [&](core_api& c) {
+        c.irq_enable(1, true, 0x80);
+        line = c.wait_for_irq();
+        woke = c.now();
+        polled = c.poll_irq();  // line 1 is active, line 0 disabled
+        c.irq_return();
+        after_return = c.now();
+    });
+    EXPECT_EQ(line, 1);
+    EXPECT_EQ(polled, -1);
+    EXPECT_EQ(woke, sc_time(5, sc_core::SC_US) + b.cycles(p.irq_entry_cycles));
+    EXPECT_EQ(after_return, woke + b.cycles(p.irq_exit_cycles));
+    EXPECT_EQ(b.core.time_in(cost::idle), sc_time(5, sc_core::SC_US));
+    EXPECT_EQ(b.core.time_in(cost::irq), b.cycles(p.irq_entry_cycles + p.irq_exit_cycles));
+}
+
+TEST(core, highest_priority_pending_line_is_taken_first) {
+    fresh_simulation();
+    cpu_bench b;
+    std::vector<int> order;
+    sc_core::sc_spawn([&] {
+        sc_core::wait(1, sc_core::SC_US);
+        b.irq_sig[0].write(true);
+        b.irq_sig[1].write(true);
+    });
+    run(b, [&](core_api& c) {
+        c.irq_enable(0, true, 0xa0);
+        c.irq_enable(1, true, 0x20);  // lower value wins, as on a GIC
+        order.push_back(c.wait_for_irq());
+        order.push_back(c.poll_irq());
+        c.irq_return();
+        c.irq_return();
+        EXPECT_THROW(c.irq_enable(9, true), std::out_of_range);
+    });
+    EXPECT_EQ(order, (std::vector<int>{1, 0}));
+}
+
+TEST(core, charges_are_attributed_to_categories_and_functions) {
+    fresh_simulation();
+    cpu_bench b;
+    sc_core::sc_spawn([&] {
+        sc_core::wait(10, sc_core::SC_US);
+        b.irq_sig[0].write(true);
+    });
+    run(b, [&](core_api& c) {
+        c.irq_enable(0, true);
+        {
+            cpu::scope s(c, "fec_enet_rx_queue");
+            c.exec(100);
+            c.read32(dram_base);
+            {
+                cpu::scope inner(c, "page_pool_put_page");
+                c.dc_cvac(dram_base);
+                c.dsb();
+            }
+        }
+        c.wait_for_irq();
+        c.irq_return();
+    });
+    nlohmann::json j;
+    b.core.report(j);
+    const auto& core0 = j.at("cpu").at("core0");
+    const auto& rx = core0.at("functions").at("fec_enet_rx_queue");
+    EXPECT_EQ(rx.at("calls"), 1);
+    EXPECT_DOUBLE_EQ(rx.at("time_ns").at("compute").get<double>(), 150 + 0);  // 100 x 1.5, no L1 hit
+    EXPECT_DOUBLE_EQ(rx.at("time_ns").at("cache_miss").get<double>(), 16 + 114);
+    const auto& pp = core0.at("functions").at("page_pool_put_page");
+    EXPECT_DOUBLE_EQ(pp.at("time_ns").at("cache_maint").get<double>(), 12);
+    EXPECT_DOUBLE_EQ(pp.at("time_ns").at("barrier").get<double>(), 20);
+    EXPECT_EQ(core0.at("functions").count("(none)"), 1u);  // idle and irq outside any function
+    const double busy = 150 + 130 + 12 + 20 + 900;
+    EXPECT_DOUBLE_EQ(core0.at("time_ns").at("idle").get<double>(), 10000 - (150 + 130 + 12 + 20));
+    EXPECT_NEAR(core0.at("busy_fraction").get<double>(), busy / (10000 + 900), 1e-12);
+    b.core.reset_stats();
+    nlohmann::json k;
+    b.core.report(k);
+    EXPECT_EQ(k["cpu"]["core0"]["time_ns"]["compute"], 0.0);
+    EXPECT_TRUE(k["cpu"]["core0"]["functions"].empty());
+}
+
+TEST(core, unmapped_access_is_a_clear_error) {
+    fresh_simulation();
+    cpu_bench b;
+    b.core.set_firmware([](core_api& c) {
+        cpu::scope s(c, "fec_enet_tx_queue");
+        c.read32(0x10000000);
+    });
+    try {
+        sc_core::sc_start();
+        FAIL() << "no error";
+    } catch (const std::exception& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find("unmapped address 0x10000000 in fec_enet_tx_queue"), std::string::npos) << m;
+    }
+}
+
+TEST(core, bad_geometry_is_rejected) {
+    fresh_simulation();
+    auto p = test::test_params();
+    p.l1d.size_bytes = 3 * 1024;  // 12 sets
+    EXPECT_THROW(cpu_bench b(p), std::invalid_argument);
+}
+
+TEST(core, pl310_variant_cleans_l1_into_l2_and_l2_by_pa) {
+    fresh_simulation();
+    auto p = test::test_params();
+    p.line_bytes = 32;
+    p.outer_cache = true;
+    p.outer_line_op_ns = 60;
+    p.outer_sync_ns = 10;
+    cpu_bench b(p);
+    sc_time inner, outer, sync;
+    run(b, [&](core_api& c) {
+        EXPECT_TRUE(c.has_outer_cache());
+        EXPECT_EQ(c.cache_line_bytes(), 32u);
+        c.write32(dram_base + 0x20, 1);
+        c.dsb();
+        sc_time t = c.now();
+        c.dc_cvac(dram_base + 0x20);  // L1 -> PL310 only
+        c.dsb();
+        inner = c.now() - t;
+        EXPECT_EQ(b.dram.stats().writes, 0u);
+        t = c.now();
+        c.outer_clean_line(dram_base + 0x20);  // PL310 -> DDR
+        outer = c.now() - t;
+        t = c.now();
+        c.outer_sync();
+        sync = c.now() - t;
+        c.outer_clean_line(dram_base + 0x20);  // now clean: register write only
+        c.outer_inv_line(dram_base + 0x20);
+        EXPECT_EQ(b.core.l2().find((dram_base + 0x20) >> 5), nullptr);
+    });
+    EXPECT_EQ(inner, b.cycles(p.maint_dirty_cycles + p.dsb_cycles));
+    EXPECT_EQ(outer, sc_time(60, SC_NS));
+    // The line op only posts the write-back; CACHE_SYNC waits for it (longer than its own 10 ns).
+    EXPECT_EQ(sync, cpu_bench::line_write_ns());
+    EXPECT_EQ(b.dram.stats().writes, 1u);
+    EXPECT_EQ(b.core.stats().line_ops, 4u);
+}
+
+TEST(core, every_platform_profile_builds_a_core) {
+    namespace fs = std::filesystem;
+    const std::string configs = FECSIM_SOURCE_CONFIG_DIR;
+    int n = 0;
+    for (auto& e : fs::directory_iterator(fs::path(configs) / "platforms")) {
+        const std::string name = e.path().stem().string();
+        const fs::path exp = fs::temp_directory_path() / ("fecsim-cpu-" + std::to_string(::getpid()) + ".json");
+        std::ofstream(exp) << "{\"platform\": \"" << name << "\"}";
+        const config cfg = config::load(exp.string(), {}, configs);
+        fs::remove(exp);
+        const auto p = cpu::core_params_from(cfg.view("cpu"));
+        const auto cp = cpu::coherency_params_from(cfg.view("coherency"));
+        fresh_simulation();
+        cpu_bench b(p, cp);
+        EXPECT_EQ(b.core.has_outer_cache(), name == "imx6sx") << name;
+        EXPECT_EQ(b.core.cache_line_bytes(), name == "imx6sx" ? 32u : 64u) << name;
+        EXPECT_FALSE(cp.dma_coherent) << name;
+        // The page_pool full sync is 55 lines + 1 DSB with 64 B lines, 110 with 32 B lines.
+        run(b, [&](core_api& c) { dcache_clean_poc(c, dram_base + 256, dram_base + 256 + 3520); });
+        EXPECT_EQ(b.core.stats().line_ops, name == "imx6sx" ? 110u : 55u) << name;
+        ++n;
+    }
+    EXPECT_EQ(n, 5);
+}
+
+}  // namespace
+}  // namespace fecsim
