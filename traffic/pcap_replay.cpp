@@ -26,9 +26,11 @@ pcap_trace load_pcap(const std::string& path) {
     std::unique_ptr<pcap_t, void (*)(pcap_t*)> p(
         pcap_open_offline_with_tstamp_precision(path.c_str(), PCAP_TSTAMP_PRECISION_NANO, err), pcap_close);
     if (!p) throw config_error(path + ": cannot read capture: " + err);
-    if (pcap_datalink(p.get()) != DLT_EN10MB)
-        throw config_error(path + ": link type " + std::to_string(pcap_datalink(p.get())) +
-                           " is not Ethernet (DLT_EN10MB)");
+    if (const int dlt = pcap_datalink(p.get()); dlt != DLT_EN10MB) {
+        const char* name = pcap_datalink_val_to_name(dlt);
+        throw config_error(path + ": link type " + (name ? std::string(name) + " (" + std::to_string(dlt) + ")" : std::to_string(dlt)) +
+                           " is not Ethernet (EN10MB)");
+    }
     pcap_trace t;
     pcap_pkthdr* h = nullptr;
     const u_char* data = nullptr;

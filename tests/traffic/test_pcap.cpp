@@ -1,0 +1,216 @@
+// pcap capture and replay: a capture fecsim wrote replays to the same frames at the same
+// timing; fixed-rate and line-rate modes, loops; pcapng input; malformed captures are errors.
+#include "models/sim_context.h"
+#include "tests/traffic/test_util.h"
+#include "tests/traffic/test_wire.h"
+#include "traffic/pcap_replay.h"
+#include "traffic/pcap_writer.h"
+#include "traffic/pktgen.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+
+namespace fecsim::traffic {
+namespace {
+
+using sc_core::SC_NS;
+using sc_core::SC_US;
+using sc_core::sc_time;
+
+// Captures 40 pktgen frames (bursts of 4 every 10 us, varying ports) as they leave the generator.
+struct captured {
+    std::string path;
+    std::vector<std::vector<uint8_t>> frames;  // incl. FCS, as sent
+    std::vector<sc_time> first_bits;
+};
+
+captured capture_pktgen(const std::string& name) {
+    captured c{test::scratch_path(name), {}, {}};
+    fresh_simulation();
+    pktgen_model_params p;
+    for (const char* l : {"count 40", "burst 4", "ratep 100000", "flag UDPCSUM", "udp_dst_min 9", "udp_dst_max 19",
+                          "pkt_size 200", "dst_mac 90:e2:ba:ff:ff:ff"})
+        apply_pktgen_command(p.cmd, l);
+    p.dev = {{0x00, 0x04, 0x9f, 0x00, 0x00, 0x02}, 0xc6120001};
+    pktgen gen("gen", p);
+    test::collector sink;
+    test::test_wire wire("wire", 1000, &sink);
+    gen.connect(wire);
+    pcap_writer w(c.path);
+    wire.tap = [&](const net::frame& f, sc_time first_bit) {
+        w.write(f, first_bit);
+        c.frames.push_back(f.bytes);
+        c.first_bits.push_back(first_bit);
+    };
+    sc_core::sc_start(1, sc_core::SC_MS);
+    EXPECT_EQ(w.frames(), 40u);
+    return c;
+}
+
+struct replay_bench {
+    std::unique_ptr<pcap_replay> gen;
+    test::collector rx{100000};
+    std::unique_ptr<test::test_wire> wire;
+    std::vector<sc_time> first_bits;
+    std::vector<std::vector<uint8_t>> frames;
+    explicit replay_bench(const pcap_replay_params& p) {
+        gen = std::make_unique<pcap_replay>("replay", p);
+        wire = std::make_unique<test::test_wire>("wire", 1000, &rx);
+        wire->tap = [this](const net::frame& f, sc_time t) {
+            first_bits.push_back(t);
+            frames.push_back(f.bytes);
+        };
+        gen->connect(*wire);
+    }
+};
+
+TEST(pcap, round_trip_gives_the_same_frames_at_the_same_times) {
+    const captured c = capture_pktgen("roundtrip.pcap");
+    fresh_simulation();
+    pcap_replay_params p;
+    p.path = c.path;
+    p.start_delay_ns = 5000;
+    replay_bench b(p);
+    sc_core::sc_start(1, sc_core::SC_MS);
+    ASSERT_EQ(b.frames.size(), c.frames.size());
+    for (size_t i = 0; i < c.frames.size(); ++i) {
+        EXPECT_EQ(b.frames[i], c.frames[i]) << "frame " << i;
+        // The capture stores whole nanoseconds: the replayed timing is exact to 1 ns.
+        const double want = (c.first_bits[i] - c.first_bits[0]).to_seconds(), got = (b.first_bits[i] - b.first_bits[0]).to_seconds();
+        EXPECT_NEAR(got, want, 1e-9) << "frame " << i;
+    }
+    EXPECT_EQ(b.first_bits[0], sc_time(5, SC_US));
+    EXPECT_TRUE(b.gen->finished());
+    EXPECT_EQ(b.gen->tx_frames(), 40u);
+}
+
+TEST(pcap, fixed_rate_and_loops) {
+    const captured c = capture_pktgen("rate.pcap");
+    fresh_simulation();
+    pcap_replay_params p;
+    p.path = c.path;
+    p.mode = replay_mode::rate;
+    p.rate_pps = 50000;
+    p.loops = 3;
+    replay_bench b(p);
+    sc_core::sc_start(10, sc_core::SC_MS);
+    ASSERT_EQ(b.frames.size(), 120u);
+    for (size_t i = 1; i < b.first_bits.size(); ++i) EXPECT_EQ(b.first_bits[i] - b.first_bits[i - 1], sc_time(20, SC_US));
+    EXPECT_EQ(b.frames[40], c.frames[0]);
+    EXPECT_EQ(b.frames[119], c.frames[39]);
+}
+
+TEST(pcap, line_rate_sends_back_to_back_and_loops_forever_with_zero) {
+    const captured c = capture_pktgen("line.pcap");
+    fresh_simulation();
+    pcap_replay_params p;
+    p.path = c.path;
+    p.mode = replay_mode::line;
+    p.loops = 0;
+    replay_bench b(p);
+    sc_core::sc_start(1, sc_core::SC_MS);
+    const sc_time each = net::wire_time(204, 1000);  // 200 + FCS
+    EXPECT_NEAR(double(b.frames.size()), 1e-3 / each.to_seconds(), 1.0);
+    for (size_t i = 1; i < 100; ++i) EXPECT_EQ(b.first_bits[i] - b.first_bits[i - 1], each);
+    EXPECT_FALSE(b.gen->finished());
+}
+
+TEST(pcap, pcapng_is_read_too) {
+    fresh_simulation();
+    if (!test::have_tshark()) GTEST_SKIP() << "tshark is not installed: no pcapng file to read";
+    const captured c = capture_pktgen("ng-src.pcap");
+    const std::string ng = test::scratch_path("ng.pcapng");
+    test::run("tshark -r " + c.path + " -F pcapng -w " + ng);
+    const pcap_trace t = load_pcap(ng);
+    ASSERT_EQ(t.size(), 40u);
+    for (size_t i = 0; i < t.size(); ++i) {
+        ASSERT_EQ(t.length(i), c.frames[i].size() - 4);
+        EXPECT_EQ(0, std::memcmp(t.bytes.data() + t.offset[i], c.frames[i].data(), t.length(i)));
+        EXPECT_EQ(t.time_ns[i], uint64_t(c.first_bits[i].value() / sc_time(1, SC_NS).value()));
+    }
+}
+
+// Little-endian pcap pieces for hand-made bad files.
+std::string le32(uint32_t v) { return std::string{char(v), char(v >> 8), char(v >> 16), char(v >> 24)}; }
+std::string le16(uint16_t v) { return std::string{char(v), char(v >> 8)}; }
+std::string global_header(uint32_t linktype = 1) {
+    return le32(0xa1b2c3d4) + le16(2) + le16(4) + le32(0) + le32(0) + le32(65535) + le32(linktype);
+}
+std::string record(uint32_t caplen, uint32_t len, size_t bytes) {
+    return le32(1) + le32(0) + le32(caplen) + le32(len) + std::string(bytes, '\x11');
+}
+
+std::string load_error(const std::string& path) {
+    try {
+        load_pcap(path);
+    } catch (const config_error& e) {
+        return e.what();
+    }
+    return "";
+}
+
+TEST(pcap, malformed_captures_are_clear_errors) {
+    fresh_simulation();
+    const std::string missing = test::scratch_path("missing.pcap");
+    EXPECT_EQ(load_error(missing).rfind(missing + ": cannot read capture: ", 0), 0u) << load_error(missing);
+
+    const std::string garbage = test::write_file("garbage.pcap", "this is not a capture at all, just text\n");
+    EXPECT_EQ(load_error(garbage).rfind(garbage + ": cannot read capture: ", 0), 0u) << load_error(garbage);
+
+    const std::string truncated = test::write_file("truncated.pcap", global_header() + record(60, 60, 60) + record(60, 60, 20));
+    EXPECT_NE(load_error(truncated).find(truncated + ": packet 2: "), std::string::npos) << load_error(truncated);
+    EXPECT_NE(load_error(truncated).find("truncated"), std::string::npos) << load_error(truncated);
+
+    const std::string header_cut = test::write_file("cut.pcap", global_header().substr(0, 10));
+    EXPECT_NE(load_error(header_cut), "");
+
+    const std::string empty = test::write_file("empty.pcap", global_header());
+    EXPECT_EQ(load_error(empty), empty + ": the capture holds no packets");
+
+    const std::string snapped = test::write_file("snap.pcap", global_header() + record(40, 60, 40));
+    EXPECT_EQ(load_error(snapped),
+              snapped + ": packet 1: only 40 of 60 bytes captured (snaplen); whole frames are needed to replay");
+
+    const std::string runt = test::write_file("runt.pcap", global_header() + record(10, 10, 10));
+    EXPECT_EQ(load_error(runt), runt + ": packet 1: 10 bytes is not a frame that can be sent (14 to 9600)");
+
+    const std::string raw = test::write_file("raw.pcap", global_header(101) + record(60, 60, 60));
+    EXPECT_EQ(load_error(raw), raw + ": link type RAW (12) is not Ethernet (EN10MB)");
+}
+
+TEST(pcap, kind_pcap_from_config) {
+    fresh_simulation();
+    const captured c = capture_pktgen("cfg.pcap");
+    fresh_simulation();
+    auto gen = make_generator("gen", test::load_with_generator({{"kind", "pcap"}, {"pcap_file", c.path},
+                                                               {"pcap", {{"mode", "line"}, {"loops", 2}}}}),
+                              false);
+    test::collector rx;
+    test::test_wire wire("wire", 1000, &rx);
+    gen->connect(wire);
+    sc_core::sc_start(1, sc_core::SC_MS);
+    EXPECT_EQ(rx.count, 80u);
+    nlohmann::json j;
+    gen->report(j);
+    EXPECT_EQ(j["kind"], "pcap");
+    EXPECT_EQ(j["tx_frames"], 80);
+    EXPECT_EQ(j["loops_completed"], 2);
+
+    fresh_simulation();
+    const config no_file = test::load_with_generator({{"kind", "pcap"}}, "nofile.json");
+    EXPECT_THROW(make_generator("gen", no_file, false), config_error);
+    const config bad = test::load_with_generator({{"kind", "pcap"}, {"pcap_file", test::write_file("x.pcap", "junk")}});
+    EXPECT_THROW(make_generator("gen", bad, false), config_error);
+}
+
+TEST(pcap, writer_reports_unwritable_paths) {
+    fresh_simulation();
+    EXPECT_THROW(pcap_writer("/nonexistent-dir/x.pcap"), config_error);
+    EXPECT_EQ(pcap_writer::direction_path("out/wire.pcap", "rx"), "out/wire-rx.pcap");
+    EXPECT_EQ(pcap_writer::direction_path("wire", "tx"), "wire-tx.pcap");
+}
+
+}  // namespace
+}  // namespace fecsim::traffic

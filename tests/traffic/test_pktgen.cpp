@@ -1,0 +1,324 @@
+// The pktgen model under simulated time: rate control (ratep, rate, delay) within 0.1% over one
+// simulated second, CPU-bound and wire-bound rates, burst and clone_skb semantics, count and the
+// Result line, a generator that receives the bounced stream sending slower by its RX cost,
+// PAUSE frames honoured, and the kernel-event budget.
+#include "models/sim_context.h"
+#include "models/sim_stats.h"
+#include "tests/traffic/test_wire.h"
+#include "traffic/pktgen.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+namespace fecsim::traffic {
+namespace {
+
+using sc_core::SC_NS;
+using sc_core::SC_SEC;
+using sc_core::SC_US;
+using sc_core::sc_time;
+using test::collector;
+using test::test_wire;
+
+constexpr double gbit = 1000;
+
+// Costs chosen for easy arithmetic (not the calibrated defaults).
+pktgen_cpu_params test_cpu() {
+    pktgen_cpu_params c;
+    c.per_packet_ns = 1000;
+    c.per_burst_ns = 200;
+    c.build_ns = 300;
+    c.rx_per_packet_ns = 2000;
+    return c;
+}
+
+pktgen_model_params model(std::initializer_list<const char*> cmds, pktgen_cpu_params cpu = test_cpu()) {
+    pktgen_model_params p;
+    for (const char* l : cmds) apply_pktgen_command(p.cmd, l);
+    p.dev = {{0x00, 0x04, 0x9f, 0x00, 0x00, 0x02}, 0xc6120001};
+    p.cpu = cpu;
+    return p;
+}
+
+// generator -> wire -> collector (or a reflector that sends everything back to the generator).
+struct bench {
+    std::unique_ptr<pktgen> gen;
+    std::unique_ptr<test_wire> out, back;
+    collector rx;
+    sink reflector;
+
+    explicit bench(const pktgen_model_params& p, bool reflect = false, size_t keep = 0)
+        : rx(keep), reflector(sent_macs{}) {
+        gen = std::make_unique<pktgen>("gen", p);
+        out = std::make_unique<test_wire>("out", gbit, reflect ? static_cast<net::eth_sink*>(&reflector) : &rx);
+        back = std::make_unique<test_wire>("back", gbit, gen.get());
+        gen->connect(*out);
+        if (reflect) reflector.reflect_to(*back);
+    }
+};
+
+void expect_within(double got, double want, double rel, const char* what) {
+    EXPECT_NEAR(got, want, want * rel) << what << ": got " << got << ", want " << want;
+}
+
+TEST(pktgen, ratep_sets_the_call_rate) {
+    fresh_simulation();
+    bench b(model({"count 0", "ratep 100000"}));
+    sc_core::sc_start(1, SC_SEC);
+    expect_within(double(b.gen->sofar()), 100000, 0.001, "frames sent in 1 s");
+    expect_within(double(b.rx.count), 100000, 0.001, "frames received in 1 s");
+}
+
+TEST(pktgen, ratep_applies_once_per_call_not_per_packet) {
+    fresh_simulation();
+    bench b(model({"count 0", "burst 8", "ratep 50000"}));
+    sc_core::sc_start(1, SC_SEC);
+    expect_within(double(b.gen->sofar()), 8 * 50000, 0.001, "burst 8 x ratep 50000");
+}
+
+TEST(pktgen, rate_in_megabits_uses_min_pkt_size) {
+    fresh_simulation();
+    // delay = 60 * 8 * 1000 / 300 = 1600 ns per call; the CPU needs 200 + 300 + 1000 = 1500 ns.
+    bench b(model({"count 0", "pkt_size 60", "rate 300M"}));
+    sc_core::sc_start(1, SC_SEC);
+    expect_within(double(b.gen->sofar()), 1e9 / 1600, 0.001, "rate 300M");
+}
+
+TEST(pktgen, delay_in_nanoseconds) {
+    fresh_simulation();
+    bench b(model({"count 0", "delay 20000"}));
+    sc_core::sc_start(1, SC_SEC);
+    expect_within(double(b.gen->sofar()), 50000, 0.001, "delay 20000");
+}
+
+TEST(pktgen, cpu_bound_rate_follows_the_costs) {
+    fresh_simulation();
+    bench b(model({"count 0", "burst 32"}));
+    sc_core::sc_start(1, SC_SEC);
+    // One call: build 300 + doorbell 200 + 32 x 1000 ns.
+    expect_within(double(b.gen->sofar()), 32e9 / (300 + 200 + 32 * 1000), 0.001, "CPU-bound");
+}
+
+TEST(pktgen, default_costs_reproduce_the_e1_generator) {
+    fresh_simulation();
+    // pktgen_sample03 defaults on the i.MX8MP generator board: ~935,397 pps of 64-byte frames.
+    pktgen_model_params p = model({}, pktgen_cpu_params{});
+    for (const auto& l : sample03_commands("")) apply_pktgen_command(p.cmd, l);
+    bench b(p);
+    sc_core::sc_start(1, SC_SEC);
+    expect_within(double(b.gen->sofar()), 935397, 0.001, "E1 generator send rate");
+}
+
+TEST(pktgen, wire_bound_when_the_cpu_is_faster_than_the_line) {
+    fresh_simulation();
+    pktgen_cpu_params fast = test_cpu();
+    fast.per_packet_ns = 100;
+    bench b(model({"count 0", "burst 32"}, fast));
+    sc_core::sc_start(1, SC_SEC);
+    // 64-byte frames at 1 Gbit/s: (8 + 64 + 12) x 8 ns each.
+    expect_within(double(b.rx.count), 1e9 / (84 * 8), 0.001, "line rate");
+    EXPECT_GT(b.gen->stats().tx_busy, 0u) << "the TX ring must have filled";
+    EXPECT_LE(b.gen->sofar() - b.rx.count, 1024u + 32u) << "no more in flight than the ring holds";
+}
+
+uint32_t seq_of(const net::frame& f) {
+    return uint32_t(f.bytes[46]) << 24 | uint32_t(f.bytes[47]) << 16 | uint32_t(f.bytes[48]) << 8 | f.bytes[49];
+}
+int udp_dst_of(const net::frame& f) { return f.bytes[36] << 8 | f.bytes[37]; }
+
+TEST(pktgen, burst_sends_identical_frames_back_to_back) {
+    fresh_simulation();
+    bench b(model({"count 12", "burst 4", "udp_dst_min 9", "udp_dst_max 12", "ratep 1000"}), false, 12);
+    sc_core::sc_start(10, sc_core::SC_MS);
+    ASSERT_EQ(b.rx.kept.size(), 12u);
+    const uint32_t want_seq[] = {1, 5, 9};  // seq_num counts sent packets
+    const int want_port[] = {10, 11, 9};
+    for (int burst = 0; burst < 3; ++burst) {
+        for (int i = 0; i < 4; ++i) {
+            const auto& f = *b.rx.kept[size_t(burst * 4 + i)];
+            EXPECT_EQ(f.bytes, b.rx.kept[size_t(burst * 4)]->bytes) << "frame " << i << " of burst " << burst;
+            EXPECT_EQ(seq_of(f), want_seq[burst]);
+            EXPECT_EQ(udp_dst_of(f), want_port[burst]);
+            if (i > 0) {  // one doorbell: the NIC sends the burst back to back
+                EXPECT_EQ(b.rx.times[size_t(burst * 4 + i)] - b.rx.times[size_t(burst * 4 + i - 1)], net::wire_time(64, gbit));
+            }
+        }
+    }
+    // ratep 1000: one burst per millisecond.
+    EXPECT_EQ(b.rx.times[4] - b.rx.times[0], sc_time(1, sc_core::SC_MS));
+}
+
+TEST(pktgen, clone_skb_sends_each_frame_clone_skb_plus_one_times) {
+    fresh_simulation();
+    bench b(model({"count 9", "clone_skb 2"}), false, 9);
+    sc_core::sc_start(1, sc_core::SC_MS);
+    ASSERT_EQ(b.rx.kept.size(), 9u);
+    std::vector<uint32_t> seq;
+    for (auto& f : b.rx.kept) seq.push_back(seq_of(*f));
+    EXPECT_EQ(seq, (std::vector<uint32_t>{1, 1, 1, 4, 4, 4, 7, 7, 7}));
+}
+
+TEST(pktgen, count_stops_and_prints_the_result_line) {
+    fresh_simulation();
+    bench b(model({"count 1000", "ratep 100000"}));
+    sc_core::sc_start(20, sc_core::SC_MS);
+    EXPECT_TRUE(b.gen->finished());
+    EXPECT_EQ(b.gen->sofar(), 1000u);
+    EXPECT_EQ(b.rx.count, 1000u);
+    // Last call at 999 x 10 us, done 1.5 us later; each call waited 10 - 1.5 us for its slot.
+    EXPECT_EQ(b.gen->final_summary(),
+              "Result: OK: 9991(c1500+d8491) usec, 1000 (60byte,0frags)\n"
+              "  100085pps 48Mb/sec (48040800bps) errors: 0");
+}
+
+TEST(pktgen, receiving_the_bounced_stream_slows_the_sender_by_the_rx_cost) {
+    fresh_simulation();
+    bench b(model({"count 0", "burst 32"}), true);
+    b.gen->reset_stats();
+    sc_core::sc_start(1, SC_SEC);
+    const double no_rx = 32e9 / (300 + 200 + 32 * 1000);
+    expect_within(double(b.gen->sofar()), no_rx, 0.001, "rx disabled: bounced frames are filtered");
+    EXPECT_EQ(b.gen->stats().rx_frames, 0u);
+    EXPECT_GT(b.gen->stats().rx_ignored, 0u);
+
+    fresh_simulation();
+    pktgen_model_params p = model({"count 0", "burst 32"});
+    p.rx_enabled = true;
+    bench r(p, true);
+    sc_core::sc_start(1, SC_SEC);
+    // Every frame sent comes back and costs 2000 ns on the same CPU.
+    const double with_rx = 32e9 / (300 + 200 + 32 * 1000 + 32 * 2000);
+    expect_within(double(r.gen->sofar()), with_rx, 0.001, "rx enabled");
+    expect_within(double(r.gen->stats().rx_frames), with_rx, 0.001, "frames received back");
+    const auto& a = r.gen->rx_analysis().stats();
+    EXPECT_EQ(a.macs_swapped, r.gen->stats().rx_frames);
+    EXPECT_EQ(a.macs_not_swapped, 0u);
+    EXPECT_EQ(r.gen->rx_analysis().lost(), 0u);
+    EXPECT_EQ(a.reordered, 0u);
+}
+
+TEST(pktgen, rx_work_fills_idle_time_before_it_slows_the_sender) {
+    fresh_simulation();
+    pktgen_model_params p = model({"count 0", "ratep 10000"});
+    p.rx_enabled = true;
+    bench b(p, true);
+    sc_core::sc_start(1, SC_SEC);
+    expect_within(double(b.gen->sofar()), 10000, 0.001, "rate-limited sender with spare CPU");
+    expect_within(double(b.gen->stats().rx_frames), 10000, 0.001, "frames received back");
+}
+
+// Sends PAUSE frames towards the generator at given times.
+struct pause_injector : sc_core::sc_module {
+    std::vector<std::pair<sc_time, uint16_t>> plan;
+    net::eth_tx* tx;
+    pause_injector(sc_core::sc_module_name n, net::eth_tx& t, std::vector<std::pair<sc_time, uint16_t>> p)
+        : sc_module(n), plan(std::move(p)), tx(&t) {
+        using SC_CURRENT_USER_MODULE = pause_injector;
+        SC_THREAD(run);
+    }
+    void run() {
+        for (auto& [t, quanta] : plan) {
+            wait(t - sc_core::sc_time_stamp());
+            auto f = net::frame_pool::instance().get(60);
+            std::fill(f->bytes.begin(), f->bytes.end(), 0);
+            const uint8_t hdr[] = {0x01, 0x80, 0xc2, 0x00, 0x00, 0x01, 0x02, 0, 0, 0, 0, 1, 0x88, 0x08, 0x00, 0x01,
+                                   uint8_t(quanta >> 8), uint8_t(quanta)};
+            std::copy(std::begin(hdr), std::end(hdr), f->bytes.begin());
+            net::append_fcs(*f);
+            tx->send(std::move(f));
+        }
+    }
+};
+
+// Largest gap between consecutive arrivals and the arrival time that ends it.
+std::pair<sc_time, sc_time> largest_gap(const collector& c) {
+    sc_time gap, end;
+    for (size_t i = 1; i < c.times.size(); ++i)
+        if (c.times[i] - c.times[i - 1] > gap) gap = c.times[i] - c.times[i - 1], end = c.times[i];
+    return {gap, end};
+}
+
+TEST(pktgen, pause_frames_stop_the_transmitter_when_flow_control_is_on) {
+    const sc_time frame = net::wire_time(64, gbit);  // 672 ns
+    const sc_time pause_sent(100, SC_US);
+    const sc_time pause_arrives = pause_sent + sc_time((8 + 64) * 8, SC_NS);
+    const sc_time quantum(512, SC_NS);               // 512 bit-times at 1 Gbit/s
+    for (bool fc : {true, false}) {
+        fresh_simulation();
+        pktgen_cpu_params fast = test_cpu();
+        fast.per_packet_ns = 100;  // wire-bound: the transmitter is always busy
+        pktgen_model_params p = model({"count 0", "burst 32"}, fast);
+        p.flow_control = fc;
+        bench b(p, false, 100000);
+        pause_injector inj("inj", *b.back, {{pause_sent, 1000}});
+        sc_core::sc_start(2, sc_core::SC_MS);
+        EXPECT_EQ(b.gen->pause_frames_received(), 1u);
+        const auto [gap, end] = largest_gap(b.rx);
+        if (fc) {
+            // The frame on the wire finishes, then the line is silent for 1000 quanta.
+            EXPECT_GE(gap, 1000 * quantum) << "flow control on";
+            EXPECT_LE(gap, 1000 * quantum + 2 * frame) << "flow control on";
+            EXPECT_GE(end, pause_arrives + 1000 * quantum);
+            EXPECT_LE(end, pause_arrives + 1000 * quantum + 2 * frame);
+        } else {
+            EXPECT_EQ(gap, frame) << "flow control off: PAUSE ignored";
+        }
+    }
+}
+
+TEST(pktgen, pause_time_zero_resumes_at_once) {
+    fresh_simulation();
+    pktgen_cpu_params fast = test_cpu();
+    fast.per_packet_ns = 100;
+    pktgen_model_params p = model({"count 0", "burst 32"}, fast);
+    p.flow_control = true;
+    bench b(p, false, 100000);
+    pause_injector inj("inj", *b.back, {{sc_time(100, SC_US), 0xffff}, {sc_time(300, SC_US), 0}});
+    sc_core::sc_start(1, sc_core::SC_MS);
+    EXPECT_EQ(b.gen->pause_frames_received(), 2u);
+    const auto [gap, end] = largest_gap(b.rx);
+    EXPECT_NEAR(gap.to_seconds(), 200e-6, 2e-6);  // not 0xffff x 512 ns = 33.6 ms
+}
+
+TEST(pktgen, a_few_kernel_events_per_packet) {
+    fresh_simulation();
+    pktgen_model_params p = model({}, pktgen_cpu_params{});
+    for (const auto& l : sample03_commands("")) apply_pktgen_command(p.cmd, l);
+    bench b(p);
+    const uint64_t before = sim_stats::kernel_events;
+    sc_core::sc_start(100, sc_core::SC_MS);
+    const double per_packet = double(sim_stats::kernel_events - before) / double(b.gen->sofar());
+    EXPECT_LT(per_packet, 1.5 / 32) << "one event per burst of 32";
+
+    fresh_simulation();
+    p.flow_control = true;
+    bench f(p);
+    const uint64_t before_fc = sim_stats::kernel_events;
+    sc_core::sc_start(100, sc_core::SC_MS);
+    EXPECT_LT(double(sim_stats::kernel_events - before_fc) / double(f.gen->sofar()), 1.1)
+        << "flow control: one NIC event per frame";
+}
+
+TEST(pktgen, report_has_the_result_keys) {
+    fresh_simulation();
+    pktgen_model_params p = model({"count 0", "burst 32"});
+    p.rx_enabled = true;
+    bench b(p, true);
+    sc_core::sc_start(10, sc_core::SC_MS);
+    b.gen->reset_stats();
+    sc_core::sc_start(100, sc_core::SC_MS);
+    nlohmann::json j;
+    b.gen->report(j);
+    const double rate = 32e9 / (300 + 200 + 32 * 1000 + 32 * 2000);
+    expect_within(j["tx_frames"].get<double>(), rate * 0.1, 0.002, "window tx_frames");
+    expect_within(j["rx_frames"].get<double>(), rate * 0.1, 0.002, "window rx_frames");
+    EXPECT_EQ(j["pause_frames_received"], 0);
+    EXPECT_NEAR(j["cpu_busy_fraction"].get<double>(), 1.0, 0.002);
+    EXPECT_EQ(j["rx"]["macs_not_swapped"], 0);
+    EXPECT_EQ(j["rx"]["lost"], 0);
+    EXPECT_GT(j["rx"]["latency_ns"]["p50"].get<double>(), 0);
+}
+
+}  // namespace
+}  // namespace fecsim::traffic
