@@ -327,16 +327,16 @@ void enet::write_ic(bool rx, unsigned q, uint32_t v) {
     c.configure(v, coalesce_clock_mhz(v));
 }
 
+// Recomputes the lines from EIR & EIMR. The ports are driven by irq_method alone (a signal has
+// one writer), one delta cycle later; callers may be the CPU thread or any engine.
 void enet::update_irq() {
     const uint32_t active = regs_.get(EIR) & regs_.get(EIMR);
-    bool level[max_irq_lines] = {};
+    bool changed = false;
+    for (unsigned l = 0; l < max_irq_lines; ++l) irq_level_[l] = false;
     for (unsigned l = 0; l < max_irq_lines; ++l)
-        if (active & line_bits[l]) level[std::min(l, p_.irq_lines - 1)] = true;
-    for (unsigned l = 0; l < max_irq_lines; ++l) {
-        if (level[l] == irq_state_[l]) continue;
-        irq_state_[l] = level[l];
-        irq[l].write(level[l]);
-    }
+        if (active & line_bits[l]) irq_level_[std::min(l, p_.irq_lines - 1)] = true;
+    for (unsigned l = 0; l < max_irq_lines; ++l) changed = changed || irq_level_[l] != irq_state_[l];
+    if (changed) irq_ev_.notify(SC_ZERO_TIME);
 }
 
 void enet::raise(uint32_t bits) {
@@ -392,6 +392,11 @@ void enet::irq_method() {
         }
     }
     if (bits) raise(bits);
+    for (unsigned l = 0; l < max_irq_lines; ++l) {
+        if (irq_level_[l] == irq_state_[l]) continue;
+        irq_state_[l] = irq_level_[l];
+        irq[l].write(irq_level_[l]);
+    }
     if (have_next) irq_ev_.notify(next - now);
 }
 
@@ -911,7 +916,12 @@ void enet::tx_method() {
     for (size_t i = 0; i < tx_count_ && !w; ++i)
         if (!tx_q_[(tx_head_ + i) % tx_q_.size()].sent) w = &tx_q_[(tx_head_ + i) % tx_q_.size()];
     const bool gts = regs_.get(TCR) & TCR_GTS;
-    if (w && !gts && w->ready <= now && pause_until_ <= now && (!wire_ || wire_->tx_free_at() <= now)) tx_send(*w);
+    if (w && !gts && w->ready <= now && pause_until_ <= now && (!wire_ || wire_->tx_free_at() <= now)) {
+        tx_send(*w);
+        // the FIFO slot it held as "waiting" is free: fetch ahead while it serialises
+        if (enabled())
+            while (tx_may_fetch() && tx_fetch(d)) {}
+    }
     // 4. graceful stop reached
     bool on_wire = false;
     for (size_t i = 0; i < tx_count_; ++i) on_wire = on_wire || tx_q_[(tx_head_ + i) % tx_q_.size()].sent;

@@ -203,7 +203,8 @@ private:
     net::eth_tx* wire_ = nullptr;
     tlm::tlm_generic_payload gp_;
     sc_core::sc_time access_delay_;  // annotated delay of the MMIO access being served
-    bool irq_state_[max_irq_lines] = {};
+    bool irq_level_[max_irq_lines] = {};  // wanted by EIR & EIMR
+    bool irq_state_[max_irq_lines] = {};  // driven on the ports
 
     // RX
     std::vector<rx_entry> rx_fifo_;  // circular, capacity fixed at construction

@@ -1,0 +1,673 @@
+// ENET MAC model: register-level benches that play the Linux driver by hand.
+#include "tests/fec/bench.h"
+
+#include "models/fec/checksum.h"
+#include "models/sim_context.h"
+#include "models/sim_stats.h"
+#include "platform/config.h"
+
+#include <cmath>
+#include <fstream>
+
+namespace fecsim::test {
+namespace {
+
+using namespace fec;
+using sc_core::wait;
+
+const sc_time us1(1, SC_US);
+
+TEST(enet, rx_descriptor_writeback_and_flags) {
+    fresh_simulation();
+    run_bench([](bench& b) {
+        b.restart(8, 4);
+        b.wr(EIMR, FEC_ENET_RXF);
+        const uint8_t bcast[6] = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
+        const auto f1 = make_frame(100, bcast, 1);
+        const sc_time t0 = sc_core::sc_time_stamp();
+        b.inject(f1);
+        // Nothing is visible before the MAC latency + descriptor fetch + data DMA have passed.
+        wait(sc_time(b.dut.params().rx_mac_latency_ns, SC_NS));
+        EXPECT_FALSE(b.rd(EIR) & FEC_ENET_RXF);
+        EXPECT_TRUE(b.read_bd(rx_ring_addr).sc & BD_ENET_RX_EMPTY);
+        wait(2 * us1);
+        EXPECT_TRUE(b.rd(EIR) & FEC_ENET_RXF);
+        ASSERT_EQ(b.irq_rises[0].size(), 1u);
+        EXPECT_GT(b.irq_rises[0][0] - t0, sc_time(b.dut.params().rx_mac_latency_ns + 3 * 15, SC_NS));
+        bd d = b.read_bd(rx_ring_addr);
+        EXPECT_FALSE(d.sc & BD_ENET_RX_EMPTY);
+        EXPECT_TRUE(d.sc & BD_ENET_RX_LAST);
+        EXPECT_TRUE(d.sc & BD_ENET_RX_BC);
+        EXPECT_FALSE(d.sc & (BD_ENET_RX_CR | BD_ENET_RX_LG | BD_ENET_RX_MC));
+        EXPECT_EQ(d.datlen, 100 + 2);  // FCS included, SHIFT16 pad included
+        EXPECT_TRUE(d.esc & BD_ENET_RX_INT);
+        EXPECT_FALSE(d.esc & (BD_ENET_RX_UC | BD_ENET_RX_ME));
+        EXPECT_EQ(d.bdu, BD_ENET_BDU);
+        EXPECT_EQ(d.bufaddr, rx_buf_addr);
+        auto data = b.mem(rx_buf_addr, 102);
+        EXPECT_EQ(data[0], 0);
+        EXPECT_EQ(data[1], 0);
+        EXPECT_TRUE(std::equal(f1.begin(), f1.end(), data.begin() + 2));
+        net::frame check;
+        check.bytes.assign(data.begin() + 2, data.end());
+        EXPECT_TRUE(net::fcs_ok(check));
+
+        // Unicast to us with a bad FCS: delivered with CR and the enhanced MAC-error bit.
+        b.wr(EIR, FEC_ENET_RXF);
+        wait(sc_time(1, SC_NS));  // the line follows a delta cycle later
+        EXPECT_FALSE(b.irq[0].read());
+        b.inject(make_frame(64, dut_mac, 2), false);
+        // A VLAN-tagged frame (PCP 5) with a valid IPv4 header but a broken header checksum.
+        auto v = make_frame(80, dut_mac, 3, 0x8100);
+        v[14] = 0xA0, v[15] = 0x07, v[16] = 0x08, v[17] = 0x00;
+        v[18] = 0x45, v[19] = 0, v[20] = 0, v[21] = 80 - 4 - 18;  // total length
+        v[27] = 17;                                              // UDP
+        b.inject(v);
+        // A frame longer than MAX_FL: LG, truncated at FTRL (TR); with the SHIFT16 pad it needs a
+        // second buffer of MRBR bytes.
+        b.inject(make_frame(2000, dut_mac, 4));
+        wait(5 * us1);
+        d = b.read_bd(rx_ring_addr + b.bsz());
+        EXPECT_TRUE(d.sc & BD_ENET_RX_CR);
+        EXPECT_TRUE(d.esc & BD_ENET_RX_ME);
+        EXPECT_TRUE(d.esc & BD_ENET_RX_UC);
+        EXPECT_EQ(d.datlen, 66);
+        d = b.read_bd(rx_ring_addr + 2 * b.bsz());
+        EXPECT_TRUE(d.esc & BD_ENET_RX_VLAN);
+        EXPECT_EQ((d.esc >> BD_ENET_RX_VPCP_SHIFT) & 7, 5u);
+        EXPECT_TRUE(d.esc & BD_ENET_RX_ICE);
+        EXPECT_FALSE(d.sc & BD_ENET_RX_CR);
+        d = b.read_bd(rx_ring_addr + 3 * b.bsz());
+        EXPECT_FALSE(d.sc & (BD_ENET_RX_EMPTY | BD_ENET_RX_LAST));
+        EXPECT_EQ(d.datlen, max_fl);
+        d = b.read_bd(rx_ring_addr + 4 * b.bsz());
+        EXPECT_FALSE(d.sc & BD_ENET_RX_EMPTY);
+        EXPECT_TRUE(d.sc & BD_ENET_RX_LAST);
+        EXPECT_TRUE(d.sc & BD_ENET_RX_LG);
+        EXPECT_TRUE(d.sc & BD_ENET_RX_TR);
+        EXPECT_EQ(d.datlen, max_fl + 2);  // the last BD holds the whole frame length
+        const auto tail = b.mem(rx_buf_addr + 4 * buf_stride, 2);
+        const auto f4 = make_frame(2000, dut_mac, 4);
+        EXPECT_EQ(tail[0], f4[max_fl - 2]);
+        EXPECT_EQ(tail[1], f4[max_fl - 1]);
+        EXPECT_TRUE(b.read_bd(rx_ring_addr + 5 * b.bsz()).sc & BD_ENET_RX_EMPTY);
+        EXPECT_EQ(b.dut.stats().rx_frames, 4u);
+        EXPECT_EQ(b.rd(IEEE_R_CRC), 1u);
+        EXPECT_EQ(b.rd(RMON_R_PACKETS), 4u);
+        EXPECT_EQ(b.rd(RMON_R_BC_PKT), 1u);
+        EXPECT_EQ(b.rd(RMON_R_P1024TO2047), 1u);
+        EXPECT_EQ(b.rd(RMON_R_OVERSIZE), 1u);
+    });
+}
+
+TEST(enet, rx_without_shift16_has_no_pad) {
+    fresh_simulation();
+    run_bench([](bench& b) {
+        b.restart(2, 2, 0);
+        const auto f = make_frame(64, dut_mac, 9);
+        b.inject(f);
+        wait(2 * us1);
+        const bd d = b.read_bd(rx_ring_addr);
+        EXPECT_EQ(d.datlen, 64);
+        auto data = b.mem(rx_buf_addr, 60);
+        EXPECT_TRUE(std::equal(f.begin(), f.end(), data.begin()));
+    });
+}
+
+TEST(enet, rx_follows_wrap_bit) {
+    fresh_simulation();
+    run_bench([](bench& b) {
+        b.restart(2, 2);
+        b.inject(make_frame(64, dut_mac, 1));
+        wait(us1);
+        b.inject(make_frame(64, dut_mac, 2));
+        wait(us1);
+        // The driver hands BD0 back (fec_enet_rx_queue re-arm) and kicks RDAR.
+        b.arm_rx(rx_ring_addr, 0, 2);
+        b.wr(RDAR, 0);
+        const auto f3 = make_frame(64, dut_mac, 3);
+        b.inject(f3);
+        wait(us1);
+        EXPECT_FALSE(b.read_bd(rx_ring_addr).sc & BD_ENET_RX_EMPTY);
+        auto data = b.mem(rx_buf_addr + 2, 60);
+        EXPECT_TRUE(std::equal(f3.begin(), f3.end(), data.begin()));
+        auto data2 = b.mem(rx_buf_addr + buf_stride + 2, 60);
+        const auto f2 = make_frame(64, dut_mac, 2);
+        EXPECT_TRUE(std::equal(f2.begin(), f2.end(), data2.begin()));
+        EXPECT_EQ(b.dut.stats().rx_no_descriptor_drops, 0u);
+    });
+}
+
+TEST(enet, rx_drops_and_counts_without_descriptor) {
+    fresh_simulation();
+    run_bench([](bench& b) {
+        // RDAR never written: the frame is dropped.
+        b.wr(ECR, ECR_ETHEREN | ECR_EN1588);
+        b.wr(MIBC, 0);
+        b.wr(PALR, 0x02000000), b.wr(PAUR, 0x00010000);
+        b.inject(make_frame(64, dut_mac, 1));
+        wait(us1);
+        EXPECT_EQ(b.dut.stats().rx_no_descriptor_drops, 1u);
+        EXPECT_EQ(b.rd(IEEE_R_DROP), 1u);
+        b.wr(ECR, 0);
+        b.restart(2, 2);
+        for (uint8_t i = 0; i < 3; ++i) {
+            b.inject(make_frame(64, dut_mac, i));
+            wait(us1);
+        }
+        EXPECT_EQ(b.dut.stats().rx_no_descriptor_drops, 2u);
+        EXPECT_EQ(b.rd(IEEE_R_DROP), 2u);
+        EXPECT_EQ(b.rd(RMON_R_PACKETS), 4u);
+        EXPECT_EQ(b.rd(RDAR), 0u);  // ring full: RDAR cleared
+        // Still cleared for the next frame even though the driver re-armed BD0 without RDAR.
+        b.arm_rx(rx_ring_addr, 0, 2);
+        b.inject(make_frame(64, dut_mac, 7));
+        wait(us1);
+        EXPECT_EQ(b.dut.stats().rx_no_descriptor_drops, 3u);
+        b.wr(RDAR, 0);
+        EXPECT_EQ(b.rd(RDAR), DES_ACTIVE);
+        b.inject(make_frame(64, dut_mac, 8));
+        wait(us1);
+        EXPECT_EQ(b.dut.stats().rx_no_descriptor_drops, 3u);
+        EXPECT_EQ(b.dut.stats().rx_frames, 3u);
+        nlohmann::json j;
+        b.dut.report(j);
+        EXPECT_EQ(j["rx_no_descriptor_drops"], 3);
+        EXPECT_EQ(j["mib"]["IEEE_R_DROP"], 3);
+    });
+}
+
+// Back-to-back frames leave at exactly one wire time apart: 1,488,095 64-byte frames/s and
+// 81,274 1518-byte frames/s at 1 Gbit/s.
+void line_rate(size_t size, uint64_t expected_fps) {
+    fresh_simulation();
+    constexpr unsigned n = 64;
+    run_bench([&](bench& b) {
+        b.restart(2, n);
+        for (unsigned i = 0; i < n; ++i) b.queue_tx(i, n, make_frame(size, peer_mac, uint8_t(i)));
+        const uint64_t events0 = sim_stats::kernel_events;
+        b.wr(TDAR, 0);
+        wait(sc_time(double(n + 2) * net::wire_time(size, 1000).to_seconds(), sc_core::SC_SEC));
+        ASSERT_EQ(b.wire.log.size(), n);
+        const sc_time spacing = net::wire_time(size, 1000);
+        for (unsigned i = 1; i < n; ++i) EXPECT_EQ(b.wire.log[i].start - b.wire.log[i - 1].start, spacing) << i;
+        const double span = (b.wire.log[n - 1].start - b.wire.log[0].start).to_seconds();
+        EXPECT_EQ(uint64_t((n - 1) / span), expected_fps);
+        for (unsigned i = 0; i < n; ++i) {
+            const auto& bytes = b.wire.log[i].bytes;
+            ASSERT_EQ(bytes.size(), size);
+            net::frame f;
+            f.bytes = bytes;
+            EXPECT_TRUE(net::fcs_ok(f));
+            EXPECT_EQ(bytes[20], uint8_t(20 * 3 + i));
+            EXPECT_FALSE(b.read_bd(tx_ring_addr + i * b.bsz()).sc & BD_ENET_TX_READY);
+        }
+        EXPECT_EQ(b.rd(RMON_T_PACKETS), n);
+        EXPECT_EQ(b.rd(size == 64 ? RMON_T_P64 : RMON_T_P1024TO2047), n);
+        EXPECT_EQ(b.rd(IEEE_T_OCTETS_OK), n * size);
+        EXPECT_EQ(b.dut.stats().tx_frames, n);
+        // A handful of kernel events per frame (DESIGN.md §2), here without coalescing.
+        EXPECT_LE(double(sim_stats::kernel_events - events0) / n, 4.0);
+    });
+}
+TEST(enet, tx_line_rate_64_byte_frames) { line_rate(64, 1488095); }
+TEST(enet, tx_line_rate_1518_byte_frames) { line_rate(1518, 81274); }
+
+TEST(enet, tdar_self_clears_when_ring_runs_empty) {
+    fresh_simulation();
+    run_bench([](bench& b) {
+        constexpr unsigned n = 8;
+        b.restart(2, n);
+        b.wr(EIMR, FEC_ENET_TXF);
+        for (unsigned i = 0; i < 3; ++i) b.queue_tx(i, n, make_frame(64, peer_mac, uint8_t(i)));
+        b.wr(TDAR, 0);
+        EXPECT_EQ(b.rd(TDAR), DES_ACTIVE);
+        wait(10 * us1);
+        EXPECT_EQ(b.rd(TDAR), 0u);
+        EXPECT_EQ(b.wire.log.size(), 3u);
+        EXPECT_TRUE(b.rd(EIR) & FEC_ENET_TXF);
+        EXPECT_TRUE(b.irq[0].read());
+        for (unsigned i = 0; i < 3; ++i) {
+            const bd d = b.read_bd(tx_ring_addr + i * b.bsz());
+            EXPECT_FALSE(d.sc & BD_ENET_TX_READY);
+            EXPECT_TRUE(d.sc & BD_ENET_TX_LAST);
+            EXPECT_EQ(d.bdu, BD_ENET_BDU);
+        }
+        // A BD armed without a doorbell is not seen: TDAR is idle.
+        b.queue_tx(3, n, make_frame(64, peer_mac, 3));
+        wait(10 * us1);
+        EXPECT_EQ(b.wire.log.size(), 3u);
+        // ERR006358 keep-alive (fec_enet_tx_queue): ring not empty and TDAR reads 0 -> write TDAR.
+        if (!(b.read_bd(tx_ring_addr + 3 * b.bsz()).sc & BD_ENET_TX_READY)) ADD_FAILURE();
+        if (b.rd(TDAR) == 0) b.wr(TDAR, 0);
+        wait(10 * us1);
+        EXPECT_EQ(b.wire.log.size(), 4u);
+        EXPECT_EQ(b.rd(TDAR), 0u);
+    });
+}
+
+TEST(enet, rx_coalescing_after_n_frames_or_timeout) {
+    fresh_simulation();
+    run_bench([](bench& b) {
+        b.restart(16, 2);
+        b.wr(EIMR, FEC_ENET_RXF);
+        const double clk = b.dut.params().system_clock_mhz;
+        const uint32_t ticks = uint32_t(50 * clk / ic_clocks_per_tick);  // ~50 us, as fec_enet_us_to_itr_clock
+        const sc_time timeout(ticks * ic_clocks_per_tick * 1e3 / clk, SC_NS);
+        b.wr(RXIC0, IC_EN | IC_CS | 4u << IC_FT_SHIFT | ticks);
+        // Four frames 1 us apart: one interrupt, right after the fourth.
+        sc_time last;
+        for (uint8_t i = 0; i < 4; ++i) {
+            EXPECT_FALSE(b.irq[0].read()) << int(i);
+            last = sc_core::sc_time_stamp();
+            b.inject(make_frame(64, dut_mac, i));
+            wait(us1);
+        }
+        ASSERT_EQ(b.irq_rises[0].size(), 1u);
+        EXPECT_LT(b.irq_rises[0][0] - last, us1);
+        b.wr(EIR, FEC_ENET_RXF);
+        // One frame alone: the interrupt comes from the timer, ICTT x 64 clocks after it landed.
+        const sc_time t = sc_core::sc_time_stamp();
+        b.inject(make_frame(64, dut_mac, 9));
+        wait(timeout + 2 * us1);
+        ASSERT_EQ(b.irq_rises[0].size(), 2u);
+        const sc_time d = b.irq_rises[0][1] - t;
+        EXPECT_GE(d, timeout);
+        EXPECT_LT(d, timeout + us1);
+        // The same frame pattern with coalescing off interrupts per frame.
+        b.wr(EIR, FEC_ENET_RXF);
+        b.wr(RXIC0, 0);
+        b.inject(make_frame(64, dut_mac, 10));
+        wait(us1);
+        EXPECT_EQ(b.irq_rises[0].size(), 3u);
+    });
+}
+
+TEST(enet, tx_coalescing_counts_frames) {
+    fresh_simulation();
+    run_bench([](bench& b) {
+        constexpr unsigned n = 8;
+        b.restart(2, n);
+        b.wr(EIMR, FEC_ENET_TXF);
+        b.wr(TXIC0, IC_EN | IC_CS | 3u << IC_FT_SHIFT | 0xFFFF);
+        for (unsigned i = 0; i < 6; ++i) b.queue_tx(i, n, make_frame(64, peer_mac, uint8_t(i)));
+        b.wr(TDAR, 0);
+        wait(20 * us1);
+        // 6 frames, threshold 3: two interrupts (the test clears EIR in between would be needed
+        // for a second edge), so count via EIR-clear cycles.
+        ASSERT_EQ(b.irq_rises[0].size(), 1u);
+        const sc_time third_end = b.wire.log[2].start + net::wire_time(64, 1000) - sc_time(96, SC_NS);
+        EXPECT_GE(b.irq_rises[0][0], third_end);
+        EXPECT_LT(b.irq_rises[0][0], b.wire.log[3].start + net::wire_time(64, 1000));
+    });
+}
+
+bool is_pause(const std::vector<uint8_t>& f, uint16_t quanta) {
+    const uint8_t dst[6] = {0x01, 0x80, 0xC2, 0x00, 0x00, 0x01};
+    net::frame fr;
+    fr.bytes = f;
+    return f.size() == 64 && std::equal(dst, dst + 6, f.begin()) && std::equal(dut_mac, dut_mac + 6, f.begin() + 6) &&
+           f[12] == 0x88 && f[13] == 0x08 && f[14] == 0 && f[15] == 1 && f[16] == (quanta >> 8) &&
+           f[17] == (quanta & 0xFF) && net::fcs_ok(fr);
+}
+
+TEST(enet, pause_sent_when_out_of_descriptors_and_xon_after_refill) {
+    fresh_simulation();
+    run_bench([](bench& b) {
+        b.restart(1, 2, RACC_SHIFT16, RCR_FCE);
+        b.wr(OPD, 0x0100);
+        b.inject(make_frame(64, dut_mac, 1));
+        wait(us1);
+        EXPECT_TRUE(b.wire.log.empty());
+        b.inject(make_frame(64, dut_mac, 2));  // no descriptor: dropped, XOFF
+        wait(us1);
+        ASSERT_EQ(b.wire.log.size(), 1u);
+        EXPECT_TRUE(is_pause(b.wire.log[0].bytes, 0x0100));
+        b.inject(make_frame(64, dut_mac, 3));  // still starved: no second XOFF
+        wait(us1);
+        EXPECT_EQ(b.wire.log.size(), 1u);
+        b.arm_rx(rx_ring_addr, 0, 1);
+        b.wr(RDAR, 0);  // refilled: XON
+        wait(us1);
+        ASSERT_EQ(b.wire.log.size(), 2u);
+        EXPECT_TRUE(is_pause(b.wire.log[1].bytes, 0));
+        EXPECT_EQ(b.rd(IEEE_T_FDXFC), 2u);
+        EXPECT_EQ(b.dut.stats().pause_frames_sent, 2u);
+        EXPECT_EQ(b.dut.stats().rx_no_descriptor_drops, 2u);
+    });
+}
+
+TEST(enet, pause_sent_when_rx_fifo_passes_threshold) {
+    fresh_simulation();
+    run_bench([](bench& b) {
+        b.restart(4, 2, RACC_SHIFT16, RCR_FCE);
+        b.wr(OPD, 0x0040);
+        b.wr(RSEM, 16);  // 128 bytes
+        b.inject(make_frame(64, dut_mac, 1));
+        b.inject(make_frame(64, dut_mac, 2));  // two frames queued: 128 bytes in the FIFO
+        wait(us1);
+        ASSERT_EQ(b.wire.log.size(), 2u);
+        EXPECT_TRUE(is_pause(b.wire.log[0].bytes, 0x0040));
+        EXPECT_TRUE(is_pause(b.wire.log[1].bytes, 0));  // drained: XON
+        EXPECT_EQ(b.dut.stats().rx_frames, 2u);
+    });
+}
+
+TEST(enet, received_pause_stops_tx_for_the_quanta) {
+    fresh_simulation();
+    run_bench([](bench& b) {
+        constexpr unsigned n = 16;
+        b.restart(2, n, RACC_SHIFT16, RCR_FCE);
+        for (unsigned i = 0; i < n; ++i) b.queue_tx(i, n, make_frame(64, peer_mac, uint8_t(i)));
+        b.wr(TDAR, 0);
+        const sc_time frame = net::wire_time(64, 1000);
+        wait(sc_time(3.5 * frame.to_seconds(), sc_core::SC_SEC));  // frame 3 is on the wire
+        const size_t before = b.wire.log.size();
+        const uint8_t pause_dst[6] = {0x01, 0x80, 0xC2, 0x00, 0x00, 0x01};
+        auto p = make_frame(64, pause_dst, 0, 0x8808);
+        std::fill(p.begin() + 14, p.end(), 0);
+        p[15] = 1;        // opcode PAUSE
+        p[16] = 0, p[17] = 100;  // 100 quanta = 51.2 us at 1 Gbit/s
+        const sc_time t = sc_core::sc_time_stamp();
+        b.inject(p);
+        EXPECT_TRUE(b.rd(TCR) & TCR_RFC_PAUSE);
+        wait(100 * us1);
+        ASSERT_GT(b.wire.log.size(), before + 1);
+        // The frame in progress finished; the next one starts when the pause expires.
+        EXPECT_EQ(b.wire.log[before].start, t + sc_time(100 * 512, SC_NS));
+        EXPECT_EQ(b.wire.log[before + 1].start - b.wire.log[before].start, frame);
+        EXPECT_EQ(b.rd(IEEE_R_FDXFC), 1u);
+        EXPECT_EQ(b.dut.stats().pause_frames_received, 1u);
+        EXPECT_EQ(b.dut.stats().rx_frames, 0u);  // consumed by the MAC
+
+        // A long pause cut short by XON (pause time 0).
+        for (unsigned i = 0; i < 4; ++i) b.queue_tx(i, n, make_frame(64, peer_mac, uint8_t(100 + i)));
+        p[16] = 0xFF, p[17] = 0xFF;
+        b.inject(p);
+        const size_t held = b.wire.log.size();
+        b.wr(TDAR, 0);
+        wait(10 * us1);
+        EXPECT_EQ(b.wire.log.size(), held);
+        p[16] = 0, p[17] = 0;
+        const sc_time xon = sc_core::sc_time_stamp();
+        b.inject(p);
+        wait(10 * us1);
+        ASSERT_EQ(b.wire.log.size(), held + 4);
+        EXPECT_EQ(b.wire.log[held].start, xon);
+    });
+}
+
+TEST(enet, bus_error_raises_eberr_and_stops_the_ring) {
+    fresh_simulation();
+    run_bench([](bench& b) {
+        constexpr unsigned n = 4;
+        b.restart(2, n);
+        b.wr(EIMR, FEC_ENET_EBERR);
+        // TX buffer outside every region.
+        b.queue_tx(0, n, make_frame(64, peer_mac, 0));
+        b.write_bd(tx_ring_addr, BD_ENET_TX_READY | BD_ENET_TX_TC | BD_ENET_TX_LAST, 0x10, 60, BD_ENET_TX_INT);
+        b.queue_tx(1, n, make_frame(64, peer_mac, 1));
+        b.wr(TDAR, 0);
+        wait(5 * us1);
+        EXPECT_TRUE(b.rd(EIR) & FEC_ENET_EBERR);
+        EXPECT_TRUE(b.irq[0].read());
+        EXPECT_EQ(b.rd(TDAR), 0u);
+        EXPECT_TRUE(b.wire.log.empty());
+        EXPECT_EQ(b.dut.stats().dma_errors, 1u);
+        b.wr(TDAR, 0);  // halted until the MAC is re-enabled
+        wait(5 * us1);
+        EXPECT_TRUE(b.wire.log.empty());
+        EXPECT_EQ(b.rd(TDAR), 0u);
+        // RX: a descriptor pointing nowhere.
+        b.wr(EIR, FEC_ENET_EBERR);
+        b.write_bd(rx_ring_addr, BD_ENET_RX_EMPTY, 0xFFFFFFF0, 0, BD_ENET_RX_INT);
+        b.inject(make_frame(64, dut_mac, 1));
+        wait(5 * us1);
+        EXPECT_TRUE(b.rd(EIR) & FEC_ENET_EBERR);
+        EXPECT_EQ(b.rd(RDAR), 0u);
+        EXPECT_EQ(b.dut.stats().dma_errors, 2u);
+        b.inject(make_frame(64, dut_mac, 2));
+        wait(us1);
+        EXPECT_EQ(b.dut.stats().rx_no_descriptor_drops, 1u);
+        // fec_restart: the rings work again.
+        b.wr(ECR, 0);
+        b.restart(2, n);
+        b.queue_tx(0, n, make_frame(64, peer_mac, 5));
+        b.wr(TDAR, 0);
+        b.inject(make_frame(64, dut_mac, 3));
+        wait(5 * us1);
+        EXPECT_EQ(b.wire.log.size(), 1u);
+        EXPECT_EQ(b.dut.stats().rx_frames, 1u);
+    });
+}
+
+TEST(enet, legacy_descriptors_are_8_bytes_and_always_interrupt) {
+    fresh_simulation();
+    run_bench(
+        [](bench& b) {
+            EXPECT_EQ(b.bsz(), 8u);
+            b.restart(4, 4);
+            b.wr(EIMR, FEC_ENET_RXF | FEC_ENET_TXF);
+            const auto f = make_frame(128, dut_mac, 5);
+            b.inject(make_frame(64, dut_mac, 4));
+            b.inject(f);
+            b.queue_tx(0, 4, make_frame(64, peer_mac, 1));
+            b.wr(TDAR, 0);
+            wait(5 * us1);
+            const bd d = b.read_bd(rx_ring_addr + 8);  // second BD at +8
+            EXPECT_FALSE(d.sc & BD_ENET_RX_EMPTY);
+            EXPECT_EQ(d.datlen, 130);
+            auto data = b.mem(rx_buf_addr + buf_stride + 2, f.size());
+            EXPECT_TRUE(std::equal(f.begin(), f.end(), data.begin()));
+            EXPECT_TRUE(b.read_bd(rx_ring_addr + 16).sc & BD_ENET_RX_EMPTY);
+            EXPECT_EQ(b.rd(EIR) & (FEC_ENET_RXF | FEC_ENET_TXF), FEC_ENET_RXF | FEC_ENET_TXF);
+            EXPECT_EQ(b.wire.log.size(), 1u);
+        },
+        bd_format::legacy);
+}
+
+TEST(enet, enhanced_descriptors_gate_interrupts_on_int_bits) {
+    fresh_simulation();
+    run_bench([](bench& b) {
+        b.restart(4, 4);
+        b.arm_rx(rx_ring_addr, 0, 4, 0);  // no RX_INT
+        b.inject(make_frame(64, dut_mac, 4));
+        b.queue_tx(0, 4, make_frame(64, peer_mac, 1));
+        b.write_bd(tx_ring_addr, BD_ENET_TX_READY | BD_ENET_TX_TC | BD_ENET_TX_LAST,
+                   uint32_t(tx_buf_addr), 60, 0);  // no TX_INT
+        b.wr(TDAR, 0);
+        wait(5 * us1);
+        EXPECT_FALSE(b.read_bd(rx_ring_addr).sc & BD_ENET_RX_EMPTY);
+        EXPECT_EQ(b.wire.log.size(), 1u);
+        EXPECT_EQ(b.rd(EIR) & (FEC_ENET_RXF | FEC_ENET_TXF), 0u);
+    });
+}
+
+TEST(enet, mib_clear_disable_and_software_writes) {
+    fresh_simulation();
+    run_bench([](bench& b) {
+        b.restart(4, 4);
+        b.inject(make_frame(64, dut_mac, 1));
+        wait(us1);
+        EXPECT_EQ(b.rd(RMON_R_PACKETS), 1u);
+        EXPECT_EQ(b.rd(IEEE_R_OCTETS_OK), 64u);
+        b.dut.reset_stats();  // model statistics only
+        EXPECT_EQ(b.dut.stats().rx_frames, 0u);
+        EXPECT_EQ(b.rd(RMON_R_PACKETS), 1u);
+        b.wr(MIBC, MIBC_CLEAR);
+        EXPECT_EQ(b.rd(RMON_R_PACKETS), 0u);
+        EXPECT_EQ(b.rd(IEEE_R_OCTETS_OK), 0u);
+        b.inject(make_frame(64, dut_mac, 2));  // held at zero while MIB_CLEAR is set
+        wait(us1);
+        EXPECT_EQ(b.rd(RMON_R_PACKETS), 0u);
+        b.wr(MIBC, 0);
+        b.inject(make_frame(64, dut_mac, 3));
+        wait(us1);
+        EXPECT_EQ(b.rd(RMON_R_PACKETS), 1u);
+        // Disabled: no counting; software may write counters (fec_enet_clear_ethtool_stats).
+        b.wr(MIBC, MIBC_DIS);
+        EXPECT_EQ(b.rd(MIBC), MIBC_DIS | MIBC_IDLE);
+        b.arm_rx(rx_ring_addr, 0, 4);
+        b.inject(make_frame(64, dut_mac, 4));
+        wait(us1);
+        EXPECT_EQ(b.rd(RMON_R_PACKETS), 1u);
+        b.wr(RMON_R_PACKETS, 0);
+        EXPECT_EQ(b.rd(RMON_R_PACKETS), 0u);
+        b.wr(MIBC, 0);
+        b.wr(RMON_R_PACKETS, 77);  // ignored while counting
+        EXPECT_EQ(b.rd(RMON_R_PACKETS), 0u);
+    });
+}
+
+TEST(enet, register_access_rules) {
+    fresh_simulation();
+    run_bench([](bench& b) {
+        uint16_t h = 0;
+        EXPECT_EQ(b.cpu.read(fec_base + EIR, &h, 2).status, tlm::TLM_GENERIC_ERROR_RESPONSE);
+        uint32_t v = 0;
+        EXPECT_EQ(b.cpu.read(fec_base + 0x000, &v, 4).status, tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        EXPECT_EQ(b.cpu.write(fec_base + 0x3000, &v, 4).status, tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        EXPECT_EQ(b.rd(RCR), 0x05EE0001u);
+        EXPECT_EQ(b.rd(OPD), 0x00010000u);
+        EXPECT_EQ(b.rd(FTRL), 0x7FFu);
+        EXPECT_EQ(b.rd(MIBC), MIBC_DIS | MIBC_IDLE);
+        b.wr(PAUR, 0xAABB1234);
+        EXPECT_EQ(b.rd(PAUR), 0xAABB8808u);  // TYPE field is read-only
+        b.wr(MRBR, 0xFFFFFFFF);
+        EXPECT_EQ(b.rd(MRBR), 0x3FF0u);
+        // RDAR ignored while the MAC is disabled.
+        b.wr(RDAR, 0);
+        EXPECT_EQ(b.rd(RDAR), 0u);
+        // MDIO: a read frame completes with EIR.MII after 64 MDC cycles.
+        b.wr(EIMR, FEC_ENET_MII | FEC_ENET_RXF1);
+        b.wr(MSCR, 0x1A << 1);
+        b.wr(MMFR, 0x60020000);
+        EXPECT_FALSE(b.rd(EIR) & FEC_ENET_MII);
+        wait(sc_time(64 * 27 * 2 * 1e3 / b.dut.params().mdio_clock_mhz + 1, SC_NS));
+        EXPECT_TRUE(b.rd(EIR) & FEC_ENET_MII);
+        EXPECT_EQ(b.rd(MMFR) & 0xFFFF, 0xFFFFu);
+        EXPECT_TRUE(b.irq[0].read());
+        // EIR is write-1-to-clear; ring 1 events go to line 1.
+        b.wr(EIR, FEC_ENET_MII);
+        wait(sc_time(1, SC_NS));
+        EXPECT_FALSE(b.irq[0].read());
+        EXPECT_EQ(b.rd(EIR), 0u);
+        // ECR.RESET restores reset values, keeps the MIB.
+        b.wr(RCR, 0);
+        b.wr(ECR, ECR_RESET);
+        EXPECT_EQ(b.rd(RCR), 0x05EE0001u);
+        EXPECT_EQ(b.rd(ECR) & ECR_ETHEREN, 0u);
+    });
+}
+
+TEST(enet, vlan_priority_classified_to_ring_1_by_rcmr) {
+    fresh_simulation();
+    run_bench([](bench& b) {
+        b.restart(4, 2);
+        for (unsigned i = 0; i < 2; ++i) b.arm_rx(rx_ring1_addr, i, 2);
+        b.wr(RDSR1, uint32_t(rx_ring1_addr));
+        b.wr(MRBR1, max_fl);
+        b.wr(RCMR1, RCMR_MATCHEN | 0x3210);  // PCP 0..3 -> ring 1, as fec_enet_enable_ring
+        b.wr(ECR, 0);
+        b.wr(ECR, ECR_ETHEREN | ECR_EN1588 | ECR_DBSWP);
+        b.wr(RDAR, 0);
+        b.wr(RDAR1, 0);
+        b.wr(EIMR, FEC_ENET_RXF | FEC_ENET_RXF1);
+        auto v = make_frame(64, dut_mac, 1, 0x8100);
+        v[14] = 0x60;  // PCP 3
+        b.inject(v);
+        wait(us1);
+        EXPECT_FALSE(b.read_bd(rx_ring1_addr).sc & BD_ENET_RX_EMPTY);
+        EXPECT_TRUE(b.read_bd(rx_ring_addr).sc & BD_ENET_RX_EMPTY);
+        EXPECT_EQ(b.rd(EIR), FEC_ENET_RXF1);
+        EXPECT_TRUE(b.irq[1].read());
+        EXPECT_FALSE(b.irq[0].read());
+        v[14] = 0xA0;  // PCP 5: no match -> ring 0
+        b.inject(v);
+        b.inject(make_frame(64, dut_mac, 2));  // untagged -> ring 0
+        wait(us1);
+        EXPECT_FALSE(b.read_bd(rx_ring_addr + b.bsz()).sc & BD_ENET_RX_EMPTY);
+        EXPECT_TRUE(b.read_bd(rx_ring1_addr + b.bsz()).sc & BD_ENET_RX_EMPTY);
+        EXPECT_TRUE(b.irq[0].read());
+    });
+}
+
+TEST(enet, address_filter_and_promiscuous_mode) {
+    fresh_simulation();
+    run_bench([](bench& b) {
+        b.restart(4, 2);
+        const uint8_t other[6] = {0x02, 0, 0, 0, 0, 0x33};
+        b.inject(make_frame(64, other, 1));
+        wait(us1);
+        EXPECT_EQ(b.dut.stats().rx_filtered, 1u);
+        EXPECT_EQ(b.dut.stats().rx_frames, 0u);
+        b.wr(RCR, b.rd(RCR) | RCR_PROM);
+        b.inject(make_frame(64, other, 2));
+        wait(us1);
+        EXPECT_EQ(b.dut.stats().rx_frames, 1u);
+        EXPECT_TRUE(b.read_bd(rx_ring_addr).sc & BD_ENET_RX_MISS);
+    });
+}
+
+TEST(enet, tx_inserts_checksums_when_asked) {
+    fresh_simulation();
+    run_bench([](bench& b) {
+        b.restart(2, 2);
+        auto f = make_frame(98, peer_mac, 0);
+        // IPv4/UDP with zeroed checksums.
+        const uint8_t ip[20] = {0x45, 0, 0, 80, 0, 1, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2};
+        std::copy(ip, ip + 20, f.begin() + 14);
+        f[34] = 0x12, f[35] = 0x34, f[36] = 0x00, f[37] = 0x09, f[38] = 0, f[39] = 60, f[40] = f[41] = 0;
+        b.queue_tx(0, 2, f);
+        b.write_bd(tx_ring_addr, BD_ENET_TX_READY | BD_ENET_TX_TC | BD_ENET_TX_LAST, uint32_t(tx_buf_addr),
+                   uint16_t(f.size()), BD_ENET_TX_INT | BD_ENET_TX_PINS | BD_ENET_TX_IINS);
+        b.wr(TDAR, 0);
+        wait(5 * us1);
+        ASSERT_EQ(b.wire.log.size(), 1u);
+        const auto& out = b.wire.log[0].bytes;
+        const l3_info i = inspect(out.data(), out.size() - 4);
+        EXPECT_TRUE(i.ipv4);
+        EXPECT_TRUE(i.protocol_checked);
+        EXPECT_FALSE(i.ip_header_error);
+        EXPECT_FALSE(i.protocol_error);
+        EXPECT_NE(out[24] | out[25], 0);
+    });
+}
+
+TEST(enet, params_from_every_platform_profile) {
+    for (const char* p : {"imx8mp", "imx8mm", "imx8qxp", "imx6sx", "imx93"}) {
+        fresh_simulation();
+        const std::string path = std::string("/tmp/fec_test_") + p + ".json";
+        std::ofstream(path) << "{\"platform\": \"" << p << "\"}";
+        try {
+            const config c = config::load(path, {});
+            const enet_params ep = enet_params_from(c.view("fec"));
+            EXPECT_GE(ep.rx_fifo_bytes, 2048u) << p;
+            EXPECT_GE(ep.tx_fifo_bytes, 2048u) << p;
+            EXPECT_GT(ep.system_clock_mhz, 0) << p;
+            EXPECT_GT(ep.desc_fetch_ns, 0) << p;
+            enet dut("dut", ep);  // constructible
+            (void)dut;
+        } catch (const config_error& e) {
+            // Another section still under construction must not fail this model's test.
+            const std::string msg = e.what();
+            EXPECT_EQ(msg.find("/fec"), std::string::npos) << msg;
+        }
+    }
+}
+
+TEST(enet, bad_parameters_are_rejected) {
+    fresh_simulation();
+    enet_params p = test_params();
+    p.num_queues = 4;
+    EXPECT_THROW(enet("a", p), std::invalid_argument);
+    p = test_params();
+    p.rx_fifo_bytes = 10;
+    EXPECT_THROW(enet("b", p), std::invalid_argument);
+    p = test_params();
+    p.system_clock_mhz = 0;
+    EXPECT_THROW(enet("c", p), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace fecsim::test
