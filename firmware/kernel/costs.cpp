@@ -1,0 +1,84 @@
+#include "firmware/kernel/costs.h"
+
+#include "platform/config.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace fecsim::firmware {
+
+namespace {
+constexpr const char* path_names[] = {
+#define FECSIM_COST_NAME(n) #n,
+    FECSIM_COST_PATHS(FECSIM_COST_NAME)
+#undef FECSIM_COST_NAME
+};
+static_assert(sizeof(path_names) / sizeof(path_names[0]) == path_count);
+}  // namespace
+
+const char* to_string(path p) { return path_names[static_cast<size_t>(p)]; }
+
+cost_table cost_table::uniform(uint64_t instructions) {
+    cost_table t;
+    t.instr_.fill(instructions);
+    t.source_ = "<uniform>";
+    return t;
+}
+
+cost_table cost_table::load(const std::string& file) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw config_error(file + ": cannot open costs file");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(ss.str());
+    } catch (const nlohmann::json::parse_error& e) {
+        throw config_error(file + ": invalid JSON: " + e.what());
+    }
+    if (!j.is_object() || !j.contains("paths") || !j["paths"].is_object())
+        throw config_error(file + ": /paths: missing required object of code paths");
+    std::string errors;
+    auto error = [&](const std::string& ptr, const std::string& msg) {
+        errors += (errors.empty() ? "" : "\n") + file + ": " + ptr + ": " + msg;
+    };
+    for (auto& [k, v] : j.items())
+        if (k != "paths" && k.rfind("//", 0) != 0) error("/" + k, "unknown key (expected \"paths\")");
+    cost_table t;
+    t.source_ = file;
+    std::set<std::string> seen;
+    for (auto& [k, v] : j["paths"].items()) {
+        if (k.rfind("//", 0) == 0) continue;
+        const std::string ptr = "/paths/" + k;
+        size_t idx = path_count;
+        for (size_t i = 0; i < path_count; ++i)
+            if (k == path_names[i]) idx = i;
+        if (idx == path_count) {
+            error(ptr, "unknown code path");
+            continue;
+        }
+        seen.insert(k);
+        if (!v.is_object() || !v.contains("instructions") || !v.contains("why")) {
+            error(ptr, "expected {\"instructions\": N, \"why\": \"...\"}");
+            continue;
+        }
+        for (auto& [f, fv] : v.items())
+            if (f != "instructions" && f != "why") error(ptr + "/" + f, "unknown key");
+        const auto& n = v["instructions"];
+        if (!n.is_number_integer() || n.get<int64_t>() < 0 || n.get<int64_t>() > 1000000)
+            error(ptr + "/instructions", "expected an integer in [0, 1000000], got " + n.dump());
+        else
+            t.instr_[idx] = n.get<uint64_t>();
+        if (!v["why"].is_string() || v["why"].get<std::string>().empty())
+            error(ptr + "/why", "expected a one-line justification");
+    }
+    for (size_t i = 0; i < path_count; ++i)
+        if (!seen.count(path_names[i])) error(std::string("/paths/") + path_names[i], "missing code path");
+    if (!errors.empty()) throw config_error(errors);
+    return t;
+}
+
+}  // namespace fecsim::firmware

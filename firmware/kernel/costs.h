@@ -1,0 +1,73 @@
+// Code-path instruction costs (configs/costs/*.json, DESIGN.md §2): every ported kernel function
+// charges the instruction count of its own body; the core turns it into time with its CPI.
+// Memory, uncached, MMIO, cache-maintenance and barrier costs are charged separately by the
+// core when the firmware performs those operations.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+namespace fecsim::firmware {
+
+// Every code path the firmware charges. The names match the keys of the costs file.
+#define FECSIM_COST_PATHS(X)                                                                          \
+    /* interrupts, softirq, NAPI */                                                                   \
+    X(generic_handle_irq) X(fec_enet_interrupt) X(fec_enet_collect_events) X(napi_schedule)           \
+    X(net_rx_action) X(fec_enet_rx_napi) X(napi_complete_done) X(fec_enet_rx) X(fec_enet_rx_queue)    \
+    X(fec_enet_rx_queue_bd) X(fec_enet_rx_error) X(fec_enet_update_cbd) X(fec_enet_tx)               \
+    X(fec_enet_tx_queue) X(fec_enet_tx_queue_bd)                                                      \
+    /* DMA API */                                                                                     \
+    X(dma_sync_single) X(dma_map_single) X(dma_unmap_single) X(dcache_by_line_op)                     \
+    X(dcache_by_line_iter) X(outer_cache_range) X(outer_cache_line)                                   \
+    /* page allocator, slab, page_frag */                                                             \
+    X(alloc_pages) X(free_pages) X(kmem_cache_alloc) X(kmem_cache_free) X(page_frag_alloc)            \
+    X(page_frag_free)                                                                                 \
+    /* page_pool */                                                                                   \
+    X(page_pool_alloc_fast) X(page_pool_refill) X(page_pool_refill_page) X(page_pool_alloc_slow)      \
+    X(page_pool_alloc_slow_page) X(page_pool_put_page) X(page_pool_recycle_ring)                      \
+    X(page_pool_return_page)                                                                          \
+    /* XDP core */                                                                                    \
+    X(bpf_prog_run_xdp) X(fec_enet_run_xdp) X(xdp_convert_buff_to_frame) X(xdp_return_frame_rx_napi) \
+    X(xdp_do_redirect) X(bq_enqueue) X(xdp_do_flush) X(bq_xmit_all)                                   \
+    /* XDP TX / ndo_xdp_xmit */                                                                       \
+    X(fec_enet_xdp_tx_xmit) X(fec_enet_txq_xmit_frame) X(fec_enet_xdp_xmit) X(fec_txq_trigger_xmit)   \
+    /* XDP programs (JITed bodies) */                                                                 \
+    X(xdp_prog_pass) X(xdp_prog_drop) X(xdp_prog_parse) X(xdp_prog_count) X(xdp_prog_swap_macs)      \
+    X(xdp_prog_redirect)                                                                              \
+    /* skb and the network stack after napi_gro_receive */                                            \
+    X(build_skb) X(fec_enet_rx_skb) X(napi_gro_receive) X(netif_receive_skb_core) X(do_xdp_generic)   \
+    X(ip_rcv) X(ip_rcv_finish) X(ip_local_deliver) X(udp_rcv) X(udp_queue_rcv_skb) X(sock_def_readable) \
+    X(udp_recvmsg) X(kfree_skb) X(napi_consume_skb) X(skb_free_head_pp) X(generic_xdp_tx)            \
+    /* legacy (pre-page-pool) RX */                                                                   \
+    X(netdev_alloc_skb) X(fec_enet_copybreak) X(fec_enet_new_rxbdp)                                   \
+    /* stack-originated TX */                                                                         \
+    X(fec_enet_start_xmit) X(fec_enet_txq_submit_skb) X(fec_enet_txq_submit_frag)
+
+enum class path : uint16_t {
+#define FECSIM_COST_ENUM(n) n,
+    FECSIM_COST_PATHS(FECSIM_COST_ENUM)
+#undef FECSIM_COST_ENUM
+        count
+};
+constexpr size_t path_count = static_cast<size_t>(path::count);
+const char* to_string(path p);
+
+// The loaded table. load() rejects unknown and missing keys and non-integer or negative
+// counts with "FILE: /paths/KEY: message" (config_error).
+class cost_table {
+public:
+    static cost_table load(const std::string& file);
+    // A table with every path at `instructions` (tests).
+    static cost_table uniform(uint64_t instructions);
+
+    uint64_t operator[](path p) const { return instr_[static_cast<size_t>(p)]; }
+    void set(path p, uint64_t instructions) { instr_[static_cast<size_t>(p)] = instructions; }
+    const std::string& source() const { return source_; }
+
+private:
+    std::array<uint64_t, path_count> instr_{};
+    std::string source_;
+};
+
+}  // namespace fecsim::firmware

@@ -1,0 +1,169 @@
+#include "firmware/kernel/dma.h"
+
+namespace fecsim::firmware {
+
+void dma_device::dma_sync_single_for_device(dma_addr_t addr, size_t size, dma_data_direction dir) {
+    cpu::scope s(k_.core, "dma_sync_single_for_device");
+    k_.exec(path::dma_sync_single);
+    if (!coherent_) arch_sync_dma_for_device(addr, size, dir);
+}
+
+void dma_device::dma_sync_single_for_cpu(dma_addr_t addr, size_t size, dma_data_direction dir) {
+    cpu::scope s(k_.core, "dma_sync_single_for_cpu");
+    k_.exec(path::dma_sync_single);
+    if (!coherent_) arch_sync_dma_for_cpu(addr, size, dir);
+}
+
+dma_addr_t dma_device::dma_map_single(addr_t a, size_t size, dma_data_direction dir, unsigned long attrs) {
+    cpu::scope s(k_.core, "dma_map_single");
+    k_.exec(path::dma_map_single);
+    if (!coherent_ && !(attrs & DMA_ATTR_SKIP_CPU_SYNC)) arch_sync_dma_for_device(a, size, dir);
+    return a;
+}
+
+void dma_device::dma_unmap_single(dma_addr_t addr, size_t size, dma_data_direction dir, unsigned long attrs) {
+    cpu::scope s(k_.core, "dma_unmap_single");
+    k_.exec(path::dma_unmap_single);
+    if (!coherent_ && !(attrs & DMA_ATTR_SKIP_CPU_SYNC)) arch_sync_dma_for_cpu(addr, size, dir);
+}
+
+void dma_device::arch_sync_dma_for_device(addr_t paddr, size_t size, dma_data_direction dir) {
+    if (k_.arch == arch_flavour::arm64) {
+        dcache_clean_poc(paddr, paddr + size);  // every direction since c50f11c6196f
+        return;
+    }
+    // __dma_page_cpu_to_dev
+    if (dir == DMA_FROM_DEVICE) {
+        v7_dma_inv_range(paddr, paddr + size);
+        outer_inv_range(paddr, paddr + size);
+    } else {
+        v7_dma_clean_range(paddr, paddr + size);
+        outer_clean_range(paddr, paddr + size);
+    }
+}
+
+void dma_device::arch_sync_dma_for_cpu(addr_t paddr, size_t size, dma_data_direction dir) {
+    if (dir == DMA_TO_DEVICE) return;
+    if (k_.arch == arch_flavour::arm64) {
+        dcache_inval_poc(paddr, paddr + size);
+        return;
+    }
+    // __dma_page_dev_to_cpu: outer first, then the inner unmap area
+    outer_inv_range(paddr, paddr + size);
+    v7_dma_inv_range(paddr, paddr + size);
+}
+
+// dcache_by_line_op: start aligned down, do { dc cvac; add; cmp } while (start < end); dsb sy
+void dma_device::dcache_clean_poc(addr_t start, addr_t end) {
+    cpu::scope s(k_.core, "dcache_clean_poc");
+    k_.exec(path::dcache_by_line_op);
+    const addr_t line = k_.core.cache_line_bytes();
+    addr_t a = start & ~(line - 1);
+    do {
+        k_.core.dc_cvac(a);
+        k_.exec(path::dcache_by_line_iter);
+        a += line;
+    } while (a < end);
+    k_.core.dsb();
+}
+
+// arm64 dcache_inval_poc: CIVAC on a partial last line, CIVAC on a partial first line, IVAC on
+// the lines between, one DSB SY.
+void dma_device::dcache_inval_poc(addr_t start, addr_t end) {
+    cpu::scope s(k_.core, "dcache_inval_poc");
+    k_.exec(path::dcache_by_line_op);
+    const addr_t line = k_.core.cache_line_bytes();
+    const addr_t mask = line - 1;
+    if (end & mask) {
+        end &= ~mask;
+        k_.core.dc_civac(end);
+    }
+    addr_t a = start;
+    if (a & mask) {
+        a &= ~mask;
+        k_.core.dc_civac(a);
+    } else {
+        k_.core.dc_ivac(a);
+    }
+    k_.exec(path::dcache_by_line_iter);
+    for (a += line; a < end; a += line) {
+        k_.core.dc_ivac(a);
+        k_.exec(path::dcache_by_line_iter);
+    }
+    k_.core.dsb();
+}
+
+// v7_dma_clean_range: do-while DCCMVAC over [start & ~mask, end), dsb st
+void dma_device::v7_dma_clean_range(addr_t start, addr_t end) {
+    cpu::scope s(k_.core, "v7_dma_clean_range");
+    k_.exec(path::dcache_by_line_op);
+    const addr_t line = k_.core.cache_line_bytes();
+    addr_t a = start & ~(line - 1);
+    do {
+        k_.core.dc_cvac(a);
+        k_.exec(path::dcache_by_line_iter);
+        a += line;
+    } while (a < end);
+    k_.core.dsb();
+}
+
+// v7_dma_inv_range: DCCIMVAC on partial first and last lines, DCIMVAC while start < end
+// (a zero-length range issues nothing but the barrier)
+void dma_device::v7_dma_inv_range(addr_t start, addr_t end) {
+    cpu::scope s(k_.core, "v7_dma_inv_range");
+    k_.exec(path::dcache_by_line_op);
+    const addr_t line = k_.core.cache_line_bytes();
+    const addr_t mask = line - 1;
+    if (start & mask) {
+        start &= ~mask;
+        k_.core.dc_civac(start);
+        start += line;
+    }
+    if (end & mask) {
+        end &= ~mask;
+        k_.core.dc_civac(end);
+    }
+    for (; start < end; start += line) {
+        k_.core.dc_ivac(start);
+        k_.exec(path::dcache_by_line_iter);
+    }
+    k_.core.dsb();
+}
+
+// l2c210_clean_range: CLEAN_LINE_PA per line of [start & ~mask, end), then cache sync
+void dma_device::outer_clean_range(addr_t start, addr_t end) {
+    if (!k_.core.has_outer_cache()) return;
+    cpu::scope s(k_.core, "l2c210_clean_range");
+    k_.exec(path::outer_cache_range);
+    const addr_t line = k_.core.cache_line_bytes();
+    for (addr_t a = start & ~(line - 1); a < end; a += line) {
+        k_.core.outer_clean_line(a);
+        k_.exec(path::outer_cache_line);
+    }
+    k_.core.outer_sync();
+}
+
+// l2c210_inv_range: CLEAN_INV on partial ends, INV_LINE_PA on the rest, then cache sync
+void dma_device::outer_inv_range(addr_t start, addr_t end) {
+    if (!k_.core.has_outer_cache()) return;
+    cpu::scope s(k_.core, "l2c210_inv_range");
+    k_.exec(path::outer_cache_range);
+    const addr_t line = k_.core.cache_line_bytes();
+    const addr_t mask = line - 1;
+    if (start & mask) {
+        start &= ~mask;
+        k_.core.outer_flush_line(start);
+        start += line;
+    }
+    if (end & mask) {
+        end &= ~mask;
+        k_.core.outer_flush_line(end);
+    }
+    for (; start < end; start += line) {
+        k_.core.outer_inv_line(start);
+        k_.exec(path::outer_cache_line);
+    }
+    k_.core.outer_sync();
+}
+
+}  // namespace fecsim::firmware

@@ -1,0 +1,154 @@
+// The simulated kernel the driver port runs in: the core it executes on, the code-path cost
+// table, the architecture's barrier and MMIO accessor semantics, and kernel memory (page
+// allocator over the cacheable DRAM, a slab for kernel objects, page_frag for legacy skbs, and
+// the coherent DMA pool). Everything lives in simulated memory; host-side structs only mirror
+// what the model needs to make decisions, and their simulated copies are touched for cost.
+#pragma once
+
+#include "firmware/kernel/costs.h"
+#include "models/cpu/core_api.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fecsim::firmware {
+
+using cpu::addr_t;
+using dma_addr_t = uint64_t;  // bus address: the linear map is identity (VA == PA == bus)
+
+constexpr uint32_t PAGE_SIZE = 4096;
+constexpr uint32_t PAGE_SHIFT = 12;
+constexpr uint32_t SMP_CACHE_BYTES = 64;
+constexpr uint32_t STRUCT_PAGE_BYTES = 64;  // sizeof(struct page) on arm64
+
+// arm64: readl/writel imply DMB (dma_rmb/dma_wmb); ARMv7 with an outer cache implies DSB
+// (__iormb = rmb, __iowmb = wmb) and the DMA ops also maintain the PL310 by PA.
+enum class arch_flavour { arm64, armv7_pl310 };
+
+class page_pool;
+
+// struct page: the fields the driver path reads or writes (host mirror of the vmemmap entry).
+struct page {
+    addr_t addr = 0;          // page_address()
+    page_pool* pp = nullptr;  // page->pp (set while owned by a page_pool)
+    dma_addr_t dma_addr = 0;  // page_pool_get_dma_addr()
+    int refcount = 0;         // page_ref_count(); 0 = free in the buddy allocator
+    bool pp_mapped = false;   // page_pool holds a DMA mapping
+};
+
+class kernel;
+
+// Order-0 page allocator over one cacheable DRAM range (models the buddy allocator's per-CPU
+// free lists: LIFO, hot pages first). The range starts with the simulated vmemmap.
+class page_allocator {
+public:
+    page_allocator(kernel& k, addr_t base, uint64_t size);
+    // alloc_pages(GFP_ATOMIC, 0); nullptr when memory is exhausted.
+    page* alloc_pages();
+    // __free_pages(page, 0)
+    void __free_pages(page* p);
+    page* virt_to_page(addr_t a);
+    // Address of the simulated struct page of `p` (for touches).
+    addr_t page_struct(const page* p) const { return vmemmap_ + (p - pages_.data()) * STRUCT_PAGE_BYTES; }
+    uint64_t free_pages() const { return free_.size() + (end_pfn_ - next_pfn_); }
+    uint64_t total_pages() const { return pages_.size(); }
+
+private:
+    kernel& k_;
+    addr_t base_;
+    addr_t vmemmap_;
+    std::vector<page> pages_;
+    std::vector<page*> free_;
+    uint64_t next_pfn_ = 0, end_pfn_ = 0;  // never-used pages are handed out in order
+};
+
+// A slab cache of fixed-size objects carved from pages (kmem_cache_alloc/free, LIFO).
+class kmem_cache {
+public:
+    kmem_cache(kernel& k, std::string name, uint32_t size);
+    addr_t alloc();  // 0 when out of memory
+    void free(addr_t obj);
+    uint32_t size() const { return size_; }
+    uint64_t in_use() const { return in_use_; }
+
+private:
+    kernel& k_;
+    std::string name_;
+    uint32_t size_;
+    std::vector<addr_t> free_;
+    uint64_t in_use_ = 0;
+};
+
+// page_frag_cache (netdev_alloc_frag/napi_alloc_frag): frags carved downwards from order-0
+// pages, the page freed when its last frag goes. The kernel prefers 32 KiB compound pages;
+// this uses the order-0 fallback (same per-frag cost, more page turnover).
+class page_frag_cache {
+public:
+    explicit page_frag_cache(kernel& k) : k_(k) {}
+    addr_t page_frag_alloc(uint32_t fragsz);  // SMP_CACHE_BYTES aligned; 0 on failure
+    void page_frag_free(addr_t a);
+
+private:
+    kernel& k_;
+    page* cur_ = nullptr;
+    uint32_t offset_ = 0;
+};
+
+// dma_alloc_coherent pool: the non-cacheable DRAM window (bump allocator; rings live until
+// the interface closes, and the model never closes it).
+class coherent_pool {
+public:
+    coherent_pool(kernel& k, addr_t base, uint64_t size) : k_(k), base_(base), size_(size) {}
+    // dma_alloc_coherent: zeroed, `align`-aligned, bus address == address. Throws when full.
+    addr_t dma_alloc_coherent(uint64_t size, dma_addr_t* handle, uint64_t align = 64);
+    uint64_t used() const { return used_; }
+
+private:
+    kernel& k_;
+    addr_t base_;
+    uint64_t size_;
+    uint64_t used_ = 0;
+};
+
+struct kernel_memory {
+    addr_t dram_base = 0;      // cacheable DRAM managed by the page allocator
+    uint64_t dram_size = 0;
+    addr_t coherent_base = 0;  // non-cacheable pool for dma_alloc_coherent
+    uint64_t coherent_size = 0;
+};
+
+class kernel {
+public:
+    kernel(cpu::core_api& core, const cost_table& costs, arch_flavour arch, const kernel_memory& mem);
+
+    cpu::core_api& core;
+    const cost_table& costs;
+    const arch_flavour arch;
+
+    void exec(path p) { core.exec(costs[p]); }
+    void exec(path p, uint64_t times) { core.exec(costs[p] * times); }
+    int smp_processor_id() const { return core.id(); }
+
+    // Barriers as the architecture defines the kernel macros.
+    void wmb() { core.dsb(); }
+    void rmb() { core.dsb(); }
+    void dma_wmb() { core.dmb(); }
+    void dma_rmb() { core.dmb(); }
+    // readl/writel: the relaxed access plus the implied I/O barrier.
+    uint32_t readl(addr_t a);
+    void writel(uint32_t v, addr_t a);
+
+    page_allocator pages;
+    coherent_pool coherent;
+    page_frag_cache frags;
+    // kmalloc size classes 64..4096 and the named caches the path uses.
+    addr_t kmalloc(uint32_t size);
+    void kfree(addr_t a, uint32_t size);
+    kmem_cache skbuff_head_cache;  // struct sk_buff (256 B slab object on arm64)
+
+private:
+    std::vector<kmem_cache> kmalloc_caches_;
+};
+
+}  // namespace fecsim::firmware

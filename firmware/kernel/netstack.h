@@ -1,0 +1,65 @@
+// Cost model of the network stack after napi_gro_receive (XDP_PASS and no-XDP traffic): the
+// instruction costs of each layer (GRO, __netif_receive_skb_core, ip_rcv, routing, UDP), the
+// packet header and kernel-table lines each layer touches, and where the packet ends: dropped
+// at udp_rcv for lack of a socket (pktgen's port 9, the default), or queued on a UDP socket and
+// read by a user task (recvmsg copies the payload to a user buffer and frees the skb, returning
+// the page to its pool through the ptr_ring). Also generic (SKB-mode) XDP, which runs in
+// __netif_receive_skb_core and transmits XDP_TX through ndo_start_xmit.
+// Left out: GRO merging, netfilter, ICMP port-unreachable replies, TCP, RPS, socket wakeups of
+// other cores.
+#pragma once
+
+#include "firmware/kernel/skbuff.h"
+
+#include <deque>
+
+namespace fecsim::firmware {
+
+enum class stack_sink { udp_no_socket, udp_socket };
+
+struct netstack_params {
+    stack_sink sink = stack_sink::udp_no_socket;
+    uint32_t socket_queue_limit = 256;  // skbs queued before udp drops (sk_rcvbuf stand-in)
+};
+
+struct netstack_stats {
+    uint64_t received = 0, non_ip = 0, udp_no_socket = 0, socket_queued = 0, socket_drops = 0, user_reads = 0;
+    uint64_t generic_xdp[5] = {};  // per xdp_action
+    uint64_t generic_tx_errors = 0;
+};
+
+class netstack {
+public:
+    netstack(kernel& k, skb_allocator& skbs, xdp_core& xdp, const netstack_params& p);
+
+    // XDP in generic mode on `dev` (do_xdp_generic in __netif_receive_skb_core).
+    void set_generic_xdp(net_device* dev, bpf_prog* prog) { generic_dev_ = dev; generic_prog_ = prog; }
+
+    // eth_type_trans: reads the Ethernet header, sets protocol, pulls ETH_HLEN.
+    uint16_t eth_type_trans(sk_buff* skb, net_device* dev);
+    // napi_gro_receive and everything after it, down to the sink.
+    void napi_gro_receive(sk_buff* skb);
+    // The user task: recvmsg on every queued skb (called when the softirq work is done).
+    void run_user_tasks();
+    size_t socket_backlog() const { return sockq_.size(); }
+
+    netstack_stats stats;
+
+private:
+    bool do_xdp_generic(sk_buff* skb);
+    void ip_rcv(sk_buff* skb);
+    void udp_rcv(sk_buff* skb, uint32_t ihl);
+
+    kernel& k_;
+    skb_allocator& skbs_;
+    xdp_core& xdp_;
+    netstack_params p_;
+    net_device* generic_dev_ = nullptr;
+    bpf_prog* generic_prog_ = nullptr;
+    addr_t tables_ = 0;       // routing / socket hash / protocol tables (kernel data lines)
+    addr_t sock_ = 0;         // struct sock of the receiving socket
+    addr_t user_buf_ = 0;     // the reader's buffer
+    std::deque<sk_buff*> sockq_;
+};
+
+}  // namespace fecsim::firmware

@@ -1,0 +1,232 @@
+#include "firmware/system.h"
+
+#include <filesystem>
+#include <stdexcept>
+
+namespace fecsim::firmware {
+
+namespace {
+template <typename E>
+E pick(const config_view& v, const char* key, std::initializer_list<std::pair<const char*, E>> values) {
+    const std::string& s = v.string(key);
+    for (auto& [n, e] : values)
+        if (s == n) return e;
+    throw config_error("driver: /" + v.prefix() + "/" + key + ": unexpected value \"" + s + "\"");
+}
+}  // namespace
+
+void system_params::apply_driver_config(const config_view& d, const std::string& config_dir) {
+    driver.xdp_mode = pick<xdp_attach_mode>(d, "xdp_mode", {{"native", xdp_attach_mode::native},
+                                                            {"generic", xdp_attach_mode::generic}});
+    driver.tx_variant = pick<xdp_tx_variant>(d, "xdp_tx_variant", {{"v4", xdp_tx_variant::v4},
+                                                                   {"sync_len", xdp_tx_variant::sync_len},
+                                                                   {"merged", xdp_tx_variant::merged}});
+    driver.rx_buffers = pick<rx_buffer_mode>(d, "rx_buffers", {{"page_pool", rx_buffer_mode::page_pool},
+                                                               {"page_pool_no_recycle", rx_buffer_mode::page_pool_no_recycle},
+                                                               {"legacy", rx_buffer_mode::legacy}});
+    driver.tx_doorbell = pick<tx_doorbell_mode>(d, "tx_doorbell", {{"per_frame", tx_doorbell_mode::per_frame},
+                                                                   {"per_poll", tx_doorbell_mode::per_poll}});
+    driver.napi_budget = int(d.integer("napi_budget"));
+    driver.rx_ring_size = int(d.integer("rx_ring_size"));
+    driver.tx_ring_size = int(d.integer("tx_ring_size"));
+    driver.rx_copybreak = uint32_t(d.integer("rx_copybreak"));
+    driver.err007885_xdp_tdar_check = d.boolean("err007885_xdp_tdar_check");
+    driver.skip_rx_sync = d.boolean("fault.skip_rx_sync");
+    driver.tx_sync_bytes = int(d.integer("fault.tx_sync_bytes"));
+    xdp_prog = d.string("xdp_prog");
+    xdp_redirect_ifindex = int(d.integer("xdp_redirect_ifindex"));
+    stack.sink = pick<stack_sink>(d, "stack.sink", {{"udp_no_socket", stack_sink::udp_no_socket},
+                                                    {"udp_socket", stack_sink::udp_socket}});
+    stack.socket_queue_limit = uint32_t(d.integer("stack.socket_queue_limit"));
+    const std::string& c = d.string("costs");
+    costs_file = c.find('/') == std::string::npos ? (std::filesystem::path(config_dir) / "costs" / (c + ".json")).string() : c;
+}
+
+void apply_fec_config(fec_hw_params& hw, const config_view& fec) {
+    if (fec.has("system_clock_mhz")) hw.ahb_clock_hz = fec.number("system_clock_mhz") * 1e6;
+    if (fec.has("mdio_clock_mhz") && fec.number("mdio_clock_mhz") > 0) hw.ipg_clock_hz = fec.number("mdio_clock_mhz") * 1e6;
+    if (fec.has("descriptor_format")) hw.ptp_clock = fec.string("descriptor_format") == "enhanced";
+    if (fec.has("rx_coalesce.frames")) hw.rx_coalesce_frames = uint32_t(fec.integer("rx_coalesce.frames"));
+    if (fec.has("rx_coalesce.usecs")) hw.rx_coalesce_usecs = uint32_t(fec.integer("rx_coalesce.usecs"));
+    if (fec.has("tx_coalesce.frames")) hw.tx_coalesce_frames = uint32_t(fec.integer("tx_coalesce.frames"));
+    if (fec.has("tx_coalesce.usecs")) hw.tx_coalesce_usecs = uint32_t(fec.integer("tx_coalesce.usecs"));
+}
+
+linux_system::linux_system(cpu::core_api& core, const system_params& p)
+    : core_(core), p_(p), costs_(cost_table::load(p.costs_file)) {
+    auto bad = [](const std::string& m) { throw std::invalid_argument(m); };
+    if (p_.fecs.empty()) bad("linux_system: no FEC instance");
+    if (p_.mem.dram_size < 16 * PAGE_SIZE) bad("linux_system: cacheable DRAM range too small for the kernel");
+    if (p_.mem.coherent_size == 0) bad("linux_system: no coherent DMA pool");
+    xdp::check_prog_name(p_.xdp_prog);
+    const auto& d = p_.driver;
+    if (d.napi_budget < 1) bad("driver.napi_budget must be >= 1");
+    if (d.rx_ring_size != 0 && d.rx_ring_size < 2) bad("driver.rx_ring_size must be 0 (driver default) or >= 2");
+    if (d.tx_ring_size < 2 * (MAX_SKB_FRAGS + 1))
+        bad("driver.tx_ring_size must be >= " + std::to_string(2 * (MAX_SKB_FRAGS + 1)));
+    if (p_.xdp_prog != "none" && d.xdp_mode == xdp_attach_mode::native && d.rx_buffers == rx_buffer_mode::legacy)
+        bad("driver.rx_buffers=legacy has no native XDP support: set driver.xdp_prog=none or driver.xdp_mode=generic");
+    if (p_.xdp_redirect_ifindex < 0 || p_.xdp_redirect_ifindex > int(p_.fecs.size()))
+        bad("driver.xdp_redirect_ifindex " + std::to_string(p_.xdp_redirect_ifindex) + " names no interface (there are " +
+            std::to_string(p_.fecs.size()) + ")");
+    for (auto& f : p_.fecs) {
+        if (f.irqs.empty()) bad(f.hw.name + ": no interrupt line");
+        for (int l : f.irqs)
+            if (l < 0) bad(f.hw.name + ": negative interrupt line");
+        if (f.hw.rx_coalesce_frames > 255 || f.hw.tx_coalesce_frames > 255)
+            bad(f.hw.name + ": coalescing frame threshold above 255 (8-bit ICFT)");
+        const double unit = f.hw.ahb_clock_hz / 64000.0;
+        if (uint64_t(f.hw.rx_coalesce_usecs * uint64_t(unit) / 1000) > 0xffff ||
+            uint64_t(f.hw.tx_coalesce_usecs * uint64_t(unit) / 1000) > 0xffff)
+            bad(f.hw.name + ": coalescing time above the 16-bit ICTT range at this AHB clock");
+    }
+    kernel_ = std::make_unique<kernel>(core_, costs_, p_.arch, p_.mem);
+}
+
+linux_system::~linux_system() = default;
+
+void linux_system::boot() {
+    if (booted_) return;
+    cpu::scope s(core_, "start_kernel");
+    kernel& k = *kernel_;
+    devs_ = std::make_unique<netdev_registry>();
+    xdp_ = std::make_unique<xdp_core>(k, *devs_);
+    skbs_ = std::make_unique<skb_allocator>(k);
+    softnet_ = std::make_unique<softnet>(k);
+    stack_ = std::make_unique<netstack>(k, *skbs_, *xdp_, p_.stack);
+    prog_ = xdp::make_prog(p_.xdp_prog, k, p_.xdp_redirect_ifindex);
+    for (auto& f : p_.fecs) {
+        auto dev = std::make_unique<fec_enet_private>(k, *xdp_, *skbs_, *stack_, *softnet_, f.hw, p_.driver, prog_.get());
+        devs_->register_netdev(dev.get());
+        fecs_.push_back(std::move(dev));
+    }
+    if (prog_ && p_.driver.xdp_mode == xdp_attach_mode::generic) stack_->set_generic_xdp(fecs_[0].get(), prog_.get());
+    for (size_t i = 0; i < fecs_.size(); ++i) {
+        fecs_[i]->fec_probe();
+        fecs_[i]->fec_enet_open();
+        for (int line : p_.fecs[i].irqs) {
+            if (irq_owner_.size() <= size_t(line)) irq_owner_.resize(line + 1, -1);
+            irq_owner_[line] = int(i);
+            core_.irq_enable(line, true);
+        }
+    }
+    booted_ = true;
+}
+
+void linux_system::handle_irq(int line) {
+    {
+        cpu::scope s(core_, "generic_handle_irq");
+        kernel_->exec(path::generic_handle_irq);
+        const int owner = line >= 0 && size_t(line) < irq_owner_.size() ? irq_owner_[line] : -1;
+        if (owner >= 0) fecs_[owner]->fec_enet_interrupt();
+        else ++spurious_irqs_;
+    }
+    core_.irq_return();
+    // irq_exit -> __do_softirq -> net_rx_action (the same core; NET_RX is the only softirq).
+    softnet_->net_rx_action();
+    stack_->run_user_tasks();
+}
+
+void linux_system::run() {
+    boot();
+    for (;;) handle_irq(core_.wait_for_irq());
+}
+
+void linux_system::reset_stats() {
+    if (!booted_) return;
+    for (auto& f : fecs_) f->reset_stats();
+    softnet_->polls = softnet_->budget_exhausted = softnet_->completions = 0;
+    stack_->stats = {};
+    xdp_->stats = {};
+    spurious_irqs_ = 0;
+}
+
+uint64_t linux_system::packets() const {
+    uint64_t n = 0;
+    for (auto& f : fecs_) n += f->driver_stats().rx_frames;
+    return n;
+}
+
+const std::array<uint64_t, 256>* linux_system::xdp_proto_counts() const {
+    auto* c = dynamic_cast<const xdp::counting_prog*>(prog_.get());
+    return c ? &c->proto_counts() : nullptr;
+}
+
+void linux_system::report(nlohmann::json& out) const {
+    using nlohmann::json;
+    json& dut = out["dut"];
+    if (!booted_) return;
+    json xdpj = {{"pass", 0}, {"drop", 0}, {"tx", 0}, {"redirect", 0}, {"aborted", 0}, {"tx_errors", 0}};
+    json nd = json::object();
+    json pp = {{"alloc_fast", 0}, {"alloc_slow", 0}, {"alloc_slow_pages", 0}, {"alloc_refill", 0},
+               {"alloc_empty", 0}, {"recycle_cached", 0}, {"recycle_cache_full", 0}, {"recycle_ring", 0},
+               {"recycle_ring_full", 0}, {"recycle_released_refcnt", 0}, {"released", 0},
+               {"hold", 0}, {"in_cache", 0}, {"in_ring", 0}, {"inflight", 0}};
+    json drv = json::object();
+    auto add = [](json& j, const char* k, uint64_t v) { j[k] = j.value(k, uint64_t(0)) + v; };
+    for (auto& f : fecs_) {
+        using namespace fec;
+        if (p_.driver.xdp_mode == xdp_attach_mode::native) {
+            add(xdpj, "pass", f->xdp_stat(RX_XDP_PASS));
+            add(xdpj, "drop", f->xdp_stat(RX_XDP_DROP));
+            add(xdpj, "tx", f->xdp_stat(RX_XDP_TX));
+            add(xdpj, "redirect", f->xdp_stat(RX_XDP_REDIRECT));
+            add(xdpj, "aborted", f->xdp_aborted());
+            add(xdpj, "tx_errors", f->xdp_stat(RX_XDP_TX_ERRORS));
+        }
+        const auto& s = f->stats;
+        for (auto [k, v] : std::initializer_list<std::pair<const char*, uint64_t>>{
+                 {"rx_packets", s.rx_packets}, {"rx_bytes", s.rx_bytes}, {"rx_errors", s.rx_errors},
+                 {"rx_dropped", s.rx_dropped}, {"rx_fifo_errors", s.rx_fifo_errors},
+                 {"rx_length_errors", s.rx_length_errors}, {"rx_crc_errors", s.rx_crc_errors},
+                 {"rx_frame_errors", s.rx_frame_errors}, {"tx_packets", s.tx_packets}, {"tx_bytes", s.tx_bytes},
+                 {"tx_errors", s.tx_errors}, {"tx_dropped", s.tx_dropped}, {"collisions", s.collisions}})
+            add(nd, k, v);
+        for (page_pool* p : f->pools()) {
+            const auto& st = p->stats();
+            add(pp, "alloc_fast", st.alloc_fast);
+            add(pp, "alloc_slow", st.alloc_slow);
+            add(pp, "alloc_slow_pages", st.alloc_slow_pages);
+            add(pp, "alloc_refill", st.alloc_refill);
+            add(pp, "alloc_empty", st.alloc_empty);
+            add(pp, "recycle_cached", st.recycle_cached);
+            add(pp, "recycle_cache_full", st.recycle_cache_full);
+            add(pp, "recycle_ring", st.recycle_ring);
+            add(pp, "recycle_ring_full", st.recycle_ring_full);
+            add(pp, "recycle_released_refcnt", st.recycle_released_refcnt);
+            add(pp, "released", st.released);
+            add(pp, "hold", p->hold_cnt());
+            add(pp, "in_cache", p->cached());
+            add(pp, "in_ring", p->in_ring());
+            add(pp, "inflight", p->inflight());
+        }
+        const auto& d = f->driver_stats();
+        for (auto [k, v] : std::initializer_list<std::pair<const char*, uint64_t>>{
+                 {"irqs", d.irqs}, {"irq_none", d.irq_none}, {"napi_polls", d.napi_polls},
+                 {"rx_frames", d.rx_frames}, {"tx_completions", d.tx_completions},
+                 {"rdar_writes", d.rdar_writes}, {"tdar_writes", d.tdar_writes}, {"tdar_reads", d.tdar_reads},
+                 {"err006358_kicks", d.err006358_kicks}, {"legacy_copybreak", d.legacy_copybreak},
+                 {"legacy_map", d.legacy_map}})
+            add(drv, k, v);
+    }
+    if (p_.driver.xdp_mode == xdp_attach_mode::generic) {
+        const auto& g = stack_->stats.generic_xdp;
+        xdpj = {{"pass", g[XDP_PASS]}, {"drop", g[XDP_DROP] + g[XDP_ABORTED]}, {"tx", g[XDP_TX]},
+                {"redirect", g[XDP_REDIRECT]}, {"aborted", g[XDP_ABORTED]}, {"tx_errors", stack_->stats.generic_tx_errors}};
+    }
+    add(drv, "napi_budget_exhausted", softnet_->budget_exhausted);
+    add(drv, "spurious_irqs", spurious_irqs_);
+    add(drv, "redirect_errors", xdp_->stats.redirect_errors);
+    add(drv, "redirect_flushes", xdp_->stats.redirect_flushes);
+    const auto& st = stack_->stats;
+    dut["xdp"] = xdpj;
+    dut["netdev"] = nd;
+    dut["page_pool"] = pp;
+    dut["driver"] = drv;
+    dut["stack"] = {{"received", st.received}, {"non_ip", st.non_ip}, {"udp_no_socket", st.udp_no_socket},
+                    {"socket_queued", st.socket_queued}, {"socket_drops", st.socket_drops},
+                    {"user_reads", st.user_reads}};
+    dut["packets"] = packets();
+}
+
+}  // namespace fecsim::firmware
