@@ -57,8 +57,8 @@ struct core_params {
     double outer_sync_ns = 0;           // PL310 CACHE_SYNC with nothing outstanding
 };
 
-// Reads the `cpu` section. Throws config_error-free std::invalid_argument on geometry the
-// schema cannot check (non power-of-two sets).
+// Reads the (schema-validated) `cpu` section. Geometry the schema cannot check (a
+// non-power-of-two number of sets) is rejected by the core's constructor (std::invalid_argument).
 core_params core_params_from(const fecsim::config_view& cpu_section);
 
 // Process-wide table of firmware function names (enter()) by small id; id 0 is "(none)".
