@@ -110,6 +110,17 @@ TEST(pktgen, default_costs_reproduce_the_e1_generator) {
     expect_within(double(b.gen->sofar()), 935397, 0.001, "E1 generator send rate");
 }
 
+TEST(pktgen, default_costs_reproduce_e2_when_the_generator_receives) {
+    fresh_simulation();
+    // E2: the generator also processes every bounced frame and drops to ~258.8 k pps.
+    pktgen_model_params p = model({}, pktgen_cpu_params{});
+    for (const auto& l : sample03_commands("")) apply_pktgen_command(p.cmd, l);
+    p.rx_enabled = true;
+    bench b(p, true);
+    sc_core::sc_start(1, SC_SEC);
+    expect_within(double(b.gen->sofar()), 258800, 0.001, "E2 generator send rate");
+}
+
 TEST(pktgen, wire_bound_when_the_cpu_is_faster_than_the_line) {
     fresh_simulation();
     pktgen_cpu_params fast = test_cpu();
