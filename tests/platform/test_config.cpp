@@ -128,9 +128,11 @@ TEST(config, enum_errors_list_the_allowed_values) {
 
 TEST(config, errors_in_the_platform_profile_name_the_profile) {
     scratch_dir d;
-    const std::string profile = d.write("platforms/broken.json", R"({"mem": {"ddr": {"size_bytes": 1073741824,
-        "read_latency_ns": 90, "write_latency_ns": 20, "bandwidth_mb_per_s": 0, "burst_bytes": 64},
-        "regions": [{"name": "dram", "base": "0xZZ", "size_bytes": 4096, "target": "ddr", "attribute": "device"}]}})");
+    // The shipped imx8mp profile with two bad values.
+    nlohmann::json broken = nlohmann::json::parse(std::ifstream(fs::path(configs) / "platforms" / "imx8mp.json"));
+    broken["mem"]["ddr"]["bandwidth_mb_per_s"] = 0;
+    broken["mem"]["regions"][0]["base"] = "0xZZ";
+    const std::string profile = d.write("platforms/broken.json", broken.dump());
     const std::string exp = d.write("exp.json", R"({"platform": "broken"})");
     const auto got = lines(load_error(exp, {}, d.root.string()));
     ASSERT_EQ(got.size(), 2u);
@@ -145,7 +147,9 @@ TEST(config, missing_required_keys_are_reported) {
     const std::string err = load_error(exp, {}, d.root.string());
     EXPECT_NE(err.find((d.root / "platforms" / "empty.json").string() + ": /mem: missing required key"), std::string::npos)
         << err;
-    d.write("platforms/partial.json", R"({"mem": {"ddr": {"size_bytes": 1073741824}}})");
+    nlohmann::json partial_profile = nlohmann::json::parse(std::ifstream(fs::path(configs) / "platforms" / "imx8mp.json"));
+    partial_profile["mem"] = {{"ddr", {{"size_bytes", 1073741824}}}};
+    d.write("platforms/partial.json", partial_profile.dump());
     const std::string partial = load_error(d.write("p.json", R"({"platform": "partial"})"), {}, d.root.string());
     EXPECT_NE(partial.find(": /mem/ddr/read_latency_ns: missing required key"), std::string::npos) << partial;
     EXPECT_NE(partial.find(": /mem/regions: missing required key"), std::string::npos) << partial;
