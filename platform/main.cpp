@@ -15,7 +15,7 @@
 namespace {
 
 constexpr const char* usage =
-    "usage: fecsim run CONFIG.json [--set dotted.key=value ...] [--out result.json] [--quiet]\n"
+    "usage: fecsim run CONFIG.json [--set dotted.key=value ...] [--out result.json] [--pcap wire.pcap] [--quiet]\n"
     "       fecsim validate CONFIG.json [--set dotted.key=value ...]\n"
     "       fecsim list\n";
 
@@ -24,7 +24,7 @@ struct bad_usage {
 };
 
 struct options {
-    std::string command, config_path, out_path;
+    std::string command, config_path, out_path, pcap_path;
     std::vector<std::string> sets;
     bool quiet = false;
 };
@@ -48,6 +48,7 @@ options parse(int argc, char** argv) {
         if (o.command == "list") throw bad_usage{"list takes no arguments, got '" + a + "'"};
         if (is("--set")) o.sets.push_back(value("--set"));
         else if (takes_run_options && is("--out")) o.out_path = value("--out");
+        else if (takes_run_options && is("--pcap")) o.pcap_path = value("--pcap");
         else if (takes_run_options && a == "--quiet") o.quiet = true;
         else if (a.rfind("-", 0) == 0) throw bad_usage{"unknown option '" + a + "' for " + o.command};
         else if (o.config_path.empty()) o.config_path = a;
@@ -113,7 +114,7 @@ int main(int argc, char** argv) {
     }
 
     try {
-        const nlohmann::json result = fecsim::run_simulation(*cfg);
+        const nlohmann::json result = fecsim::run_simulation(*cfg, {o.pcap_path, o.quiet});
         if (!o.out_path.empty()) fecsim::write_result(o.out_path, result);
         if (!o.quiet) {
             const auto& sim = result["sim"];

@@ -12,18 +12,29 @@
 
 namespace fecsim {
 
-nlohmann::json run_simulation(const config& cfg) {
+nlohmann::json run_simulation(const config& cfg, const run_options& opt) {
     fresh_simulation();
     sim_stats::kernel_events = 0;
     const auto wall_start = std::chrono::steady_clock::now();
 
-    soc chip(cfg);
+    soc chip(cfg, soc_options{opt.pcap_path});
     const double warmup_s = cfg.tree().at("warmup_s"), duration_s = cfg.tree().at("duration_s");
-    if (warmup_s > 0) sc_core::sc_start(sc_core::sc_time(warmup_s, sc_core::SC_SEC));
+    // A strict coherency stop leaves sc_start as an sc_report; finish() turns it back into
+    // the checker's own exception.
+    auto advance = [&](double seconds) {
+        try {
+            sc_core::sc_start(sc_core::sc_time(seconds, sc_core::SC_SEC));
+        } catch (...) {
+            chip.finish();
+            throw;
+        }
+    };
+    if (warmup_s > 0) advance(warmup_s);
     chip.reset_stats();
     const uint64_t events_at_window = sim_stats::kernel_events;
-    sc_core::sc_start(sc_core::sc_time(duration_s, sc_core::SC_SEC));
+    advance(duration_s);
 
+    chip.finish();
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     const double simulated_s = sc_core::sc_time_stamp().to_seconds();
 

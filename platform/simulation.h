@@ -7,8 +7,13 @@
 
 namespace fecsim {
 
+struct run_options {
+    std::string pcap_path;  // capture of the DUT's wire, empty = none
+    bool quiet = false;     // no live output
+};
+
 // Runs `cfg` in a fresh SystemC context and returns the result document (docs/results.md).
-nlohmann::json run_simulation(const config& cfg);
+nlohmann::json run_simulation(const config& cfg, const run_options& opt = {});
 
 // Writes `result` as indented JSON with a trailing newline; throws std::runtime_error on I/O errors.
 void write_result(const std::string& path, const nlohmann::json& result);

@@ -16,13 +16,67 @@ mem::ddr_params ddr_params_from(const config_view& c) {
 
 }  // namespace
 
-soc::soc(const config& cfg) {
+soc::soc(const config& cfg, const soc_options& opt) {
+    build_memory(cfg);
+    build_host(cfg);
+    build_device(cfg);
+    build_network(cfg, opt);
+}
+
+soc::~soc() = default;
+
+void soc::build_memory(const config& cfg) {
     const config_view m = cfg.view("mem");
     ddr_ = std::make_unique<mem::ddr>("ddr", ddr_params_from(m.section("ddr")));
     bus_ = std::make_unique<mem::router>("bus");
     bus_->connect("ddr", ddr_->socket);
+}
 
-    const auto& regions = m.at("regions");
+void soc::build_host(const config& cfg) {
+    try {
+        checker_ = std::make_unique<cpu::coherency_checker>(cpu::coherency_params_from(cfg.view("coherency")));
+        core_ = std::make_unique<cpu::core>("core0", 0, cpu::core_params_from(cfg.view("cpu")), *bus_);
+    } catch (const std::invalid_argument& e) {
+        throw cfg.error_at("/cpu", e.what());
+    }
+    core_->socket.bind(bus_->in);
+    checker_->attach(*core_);
+}
+
+void soc::build_device(const config& cfg) {
+    const config_view f = cfg.view("soc.fec");
+    fec::enet_params p;
+    try {
+        p = fec::enet_params_from(cfg.view("fec"));
+    } catch (const std::invalid_argument& e) {
+        throw cfg.error_at("/fec", e.what());
+    }
+    p.num_queues = f.integer("queues");
+    p.irq_lines = f.integer("irq_lines");
+    fec_ = std::make_unique<fec::enet>("fec0", p);
+    bus_->connect("fec0", fec_->regs);
+
+    // The FEC's DMA reaches memory through the coherency tap, which shows the checker every
+    // device read and write.
+    dma_tap_ = std::make_unique<cpu::coherency_tap>("fec0_dma_tap", *checker_);
+    fec_->dma.bind(dma_tap_->in);
+    dma_tap_->out.bind(bus_->in);
+
+    const int first = f.integer("first_irq");
+    for (unsigned i = 0; i < fec::max_irq_lines; ++i) {
+        irq_wires_.push_back(std::make_unique<sc_core::sc_signal<bool>>(("fec0_irq" + std::to_string(i)).c_str()));
+        fec_->irq[i].bind(*irq_wires_.back());
+        if (i < p.irq_lines) {
+            if (first + i >= core_->irq.size())
+                throw cfg.error_at("/soc/fec/first_irq", "FEC line " + std::to_string(i) + " needs core interrupt input " +
+                                                             std::to_string(first + i) + " but the core has " +
+                                                             std::to_string(core_->irq.size()) + " (cpu.irq.lines)");
+            core_->irq[first + i].bind(*irq_wires_.back());
+        }
+    }
+
+    // Address map (after every target is connected).
+    const auto& regions = cfg.view("mem").at("regions");
     for (size_t i = 0; i < regions.size(); ++i) {
         const auto& r = regions[i];
         const std::string where = "/mem/regions/" + std::to_string(i);
@@ -34,10 +88,10 @@ soc::soc(const config& cfg) {
         reg.target = r.at("target");
         reg.offset = parse_address(r.at("offset_bytes"));
         reg.latency_ns = r.at("latency_ns");
-        if (reg.target == "ddr" && (reg.offset >= ddr_->params().size_bytes ||
-                                    reg.size > ddr_->params().size_bytes - reg.offset))
+        const uint64_t ddr_size = ddr_->params().size_bytes;
+        if (reg.target == "ddr" && (reg.offset >= ddr_size || reg.size > ddr_size - reg.offset))
             throw cfg.error_at(where, "region '" + reg.name + "' extends past the end of DDR (" +
-                                          std::to_string(ddr_->params().size_bytes) + " bytes)");
+                                          std::to_string(ddr_size) + " bytes)");
         try {
             bus_->add_region(reg);
         } catch (const std::invalid_argument& e) {
@@ -46,25 +100,83 @@ soc::soc(const config& cfg) {
     }
 }
 
-void soc::reset_stats() { ddr_base_ = ddr_->stats(); }
+void soc::build_network(const config& cfg, const soc_options& opt) {
+    const config_view l = cfg.view("link");
+    const bool flow_control = l.boolean("flow_control");
+    generator_ = traffic::make_generator("generator", cfg, flow_control);
+    const net::link_params lp = net::link_params_from(l);
+
+    // links_[0] always joins the DUT (side a) to its peer (side b): the capture point.
+    links_.push_back(std::make_unique<net::link>("dut_link", lp));
+    net::link& dut_link = *links_[0];
+    fec_->attach_wire(dut_link.end_a());
+    if (l.string("topology") == "direct") {
+        dut_link.bind(*fec_, *generator_);
+        generator_->connect(dut_link.end_b());
+    } else {
+        const net::switch_params sp = net::switch_params_from(l.section("switch"));
+        if (auto problem = net::check(sp)) throw cfg.error_at("/link/switch/" + problem->key, problem->message);
+        switch_ = std::make_unique<net::eth_switch>("switch", sp, 2);
+        dut_link.bind(*fec_, switch_->port(0));
+        switch_->attach(0, dut_link.end_b());
+        links_.push_back(std::make_unique<net::link>("generator_link", lp));
+        net::link& gen_link = *links_[1];
+        gen_link.bind(*generator_, switch_->port(1));
+        generator_->connect(gen_link.end_a());
+        switch_->attach(1, gen_link.end_b());
+    }
+
+    if (!opt.pcap_path.empty()) {
+        capture_ = std::make_unique<traffic::pcap_writer>(opt.pcap_path);
+        dut_link.add_tap([this](int, const net::frame& f, sc_core::sc_time start, sc_core::sc_time) {
+            capture_->write(f, start);
+        });
+    }
+}
+
+void soc::reset_stats() {
+    ddr_base_ = ddr_->stats();
+    checker_->reset_stats();
+    core_->reset_stats();
+    fec_->reset_stats();
+    generator_->reset_stats();
+    for (auto& l : links_) l->reset_stats();
+    if (switch_) switch_->reset_stats();
+}
 
 nlohmann::json soc::report(double window_s) const {
-    const mem::ddr_stats& s = ddr_->stats();
     nlohmann::json j;
+    const mem::ddr_stats& s = ddr_->stats();
+    const uint64_t requests = s.reads + s.writes - ddr_base_.reads - ddr_base_.writes;
     j["mem"]["ddr"] = {
         {"reads", s.reads - ddr_base_.reads},
         {"writes", s.writes - ddr_base_.writes},
         {"bytes_read", s.bytes_read - ddr_base_.bytes_read},
         {"bytes_written", s.bytes_written - ddr_base_.bytes_written},
-        {"busy_fraction", window_s > 0 ? (s.busy - ddr_base_.busy).to_seconds() / window_s : 0.0},
-        {"mean_queueing_ns",
-         (s.reads + s.writes) > (ddr_base_.reads + ddr_base_.writes)
-             ? (s.queueing - ddr_base_.queueing).to_seconds() * 1e9 /
-                   double(s.reads + s.writes - ddr_base_.reads - ddr_base_.writes)
-             : 0.0},
+        {"busy_fraction", (s.busy - ddr_base_.busy).to_seconds() / window_s},
+        {"mean_queueing_ns", requests ? (s.queueing - ddr_base_.queueing).to_seconds() * 1e9 / double(requests) : 0.0},
     };
     j["mem"]["bus"]["address_errors"] = bus_->address_errors();
+
+    core_->report(j);
+    checker_->report(j);
+    fec_->report(j["dut"]);
+    generator_->report(j["generator"]);
+    links_[0]->report(j["link"]["dut"]);
+    if (links_.size() > 1) links_[1]->report(j["link"]["generator"]);
+    if (switch_) switch_->report(j["link"]["switch"]);
+
+    const fec::enet_stats& fs = fec_->stats();
+    j["rates"]["generator_tx_pps"] = generator_->tx_frames() / window_s;
+    j["rates"]["generator_rx_pps"] = generator_->rx_frames() / window_s;
+    j["rates"]["dut_rx_pps"] = fs.rx_frames / window_s;
+    j["rates"]["dut_tx_pps"] = fs.tx_frames / window_s;
     return j;
+}
+
+void soc::finish() {
+    if (capture_) capture_->flush();
+    checker_->rethrow_if_stopped();
 }
 
 }  // namespace fecsim

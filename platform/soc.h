@@ -1,34 +1,76 @@
-// SoC assembly: builds the models a platform profile describes and wires them together.
+// SoC assembly: builds the models a configuration describes and wires them together:
+//
+//   generator ── link ── [switch ── link] ── FEC ── router ── DDR
+//                                             │ irq    │
+//                                             └──── core0 (+ coherency checker, tap on FEC DMA)
 #pragma once
 
+#include "models/cpu/coherency.h"
+#include "models/cpu/coherency_tap.h"
+#include "models/cpu/core.h"
+#include "models/fec/enet.h"
 #include "models/mem/ddr.h"
 #include "models/mem/router.h"
+#include "models/net/eth_switch.h"
+#include "models/net/link.h"
 #include "platform/config.h"
+#include "traffic/generator.h"
+#include "traffic/pcap_writer.h"
 
 #include <nlohmann/json.hpp>
 
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace fecsim {
+
+struct soc_options {
+    std::string pcap_path;  // capture of the DUT's wire (both directions), empty = none
+};
 
 class soc {
 public:
     // Elaborates the models of `cfg` in the current SystemC context. Assembly problems that
     // the schema cannot see (overlapping regions, ...) are reported as config_error.
-    explicit soc(const config& cfg);
+    soc(const config& cfg, const soc_options& opt = {});
+    ~soc();
 
     // Zeroes every statistic, so reports cover only the time after this call.
     void reset_stats();
     // Model statistics for a measurement window of `window_s` simulated seconds.
     nlohmann::json report(double window_s) const;
+    // Called after the last sc_start: flushes captures; rethrows a strict coherency stop.
+    void finish();
 
     mem::ddr& ddr() { return *ddr_; }
     mem::router& bus() { return *bus_; }
+    fec::enet& fec0() { return *fec_; }
+    cpu::core& core0() { return *core_; }
+    cpu::coherency_checker& checker() { return *checker_; }
+    traffic::generator& generator() { return *generator_; }
 
 private:
+    void build_memory(const config& cfg);
+    void build_host(const config& cfg);
+    void build_device(const config& cfg);
+    void build_network(const config& cfg, const soc_options& opt);
+
     std::unique_ptr<mem::ddr> ddr_;
     std::unique_ptr<mem::router> bus_;
     mem::ddr_stats ddr_base_;
+
+    std::unique_ptr<cpu::coherency_checker> checker_;
+    std::unique_ptr<cpu::core> core_;
+
+    std::unique_ptr<fec::enet> fec_;
+    std::unique_ptr<cpu::coherency_tap> dma_tap_;
+    std::vector<std::unique_ptr<sc_core::sc_signal<bool>>> irq_wires_;
+
+    std::unique_ptr<traffic::generator> generator_;
+    std::vector<std::unique_ptr<net::link>> links_;  // [0] is the DUT's own link
+    std::unique_ptr<net::eth_switch> switch_;
+    std::unique_ptr<traffic::pcap_writer> capture_;
 };
 
 }  // namespace fecsim

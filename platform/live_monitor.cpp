@@ -1,0 +1,55 @@
+#define SC_INCLUDE_DYNAMIC_PROCESSES  // sc_spawn
+#include "platform/live_monitor.h"
+
+#include "models/sim_stats.h"
+#include "traffic/live_report.h"
+
+#include <cstdio>
+
+namespace fecsim {
+
+namespace {
+const sc_core::sc_time interval(1, sc_core::SC_SEC);
+// How often the progress check looks at the wall clock, in simulated time: rare enough to cost
+// nothing, frequent enough for a line every few wall seconds even in slow runs.
+const sc_core::sc_time progress_check(10, sc_core::SC_MS);
+constexpr double progress_every_wall_s = 5.0;
+}  // namespace
+
+live_monitor::live_monitor(sc_core::sc_module_name name, interval_fn lines, double total_s, bool quiet)
+    : sc_module(name), lines_(std::move(lines)), total_s_(total_s), quiet_(quiet),
+      wall_start_(std::chrono::steady_clock::now()), last_progress_(wall_start_) {
+    if (quiet_) return;
+    sc_core::sc_spawn_options tick_opts, progress_opts;
+    tick_opts.spawn_method();
+    tick_opts.set_sensitivity(&tick_event_);
+    tick_opts.dont_initialize();
+    sc_core::sc_spawn([this] { tick(); }, "tick", &tick_opts);
+    progress_opts.spawn_method();
+    progress_opts.set_sensitivity(&progress_event_);
+    progress_opts.dont_initialize();
+    sc_core::sc_spawn([this] { progress(); }, "progress", &progress_opts);
+    tick_event_.notify(interval);
+    progress_event_.notify(progress_check);
+}
+
+void live_monitor::tick() {
+    sim_stats::count_event();
+    for (const std::string& l : lines_(interval.to_seconds())) std::printf("%s\n", l.c_str());
+    std::fflush(stdout);
+    tick_event_.notify(interval);
+}
+
+void live_monitor::progress() {
+    sim_stats::count_event();
+    const auto now = std::chrono::steady_clock::now();
+    if (std::chrono::duration<double>(now - last_progress_).count() >= progress_every_wall_s) {
+        last_progress_ = now;
+        const double wall = std::chrono::duration<double>(now - wall_start_).count();
+        std::fprintf(stderr, "%s\n",
+                     traffic::progress_line(sc_core::sc_time_stamp().to_seconds(), total_s_, wall).c_str());
+    }
+    progress_event_.notify(progress_check);
+}
+
+}  // namespace fecsim

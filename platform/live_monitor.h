@@ -1,0 +1,34 @@
+// Live output while a run goes on: once per simulated second, the lines of the tool being
+// modelled (xdp2's "proto 17: N pkt/s", xdp_redirect's "Summary ...", ...) on stdout; every
+// few wall seconds a progress line on stderr for long runs.
+#pragma once
+
+#include <systemc>
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace fecsim {
+
+class live_monitor : public sc_core::sc_module {
+public:
+    // Called once per simulated second with the interval length; returns the lines to print.
+    using interval_fn = std::function<std::vector<std::string>(double interval_s)>;
+
+    // `total_s` is the simulated time the run will reach (for the progress line).
+    live_monitor(sc_core::sc_module_name name, interval_fn lines, double total_s, bool quiet);
+
+private:
+    void tick();
+    void progress();
+
+    interval_fn lines_;
+    double total_s_;
+    bool quiet_;
+    sc_core::sc_event tick_event_, progress_event_;
+    std::chrono::steady_clock::time_point wall_start_, last_progress_;
+};
+
+}  // namespace fecsim
