@@ -64,6 +64,7 @@ public:
     fec_enet_private& fec(size_t i) { return *fecs_.at(i); }
     kernel& kern() { return *kernel_; }
     netstack& stack() { return *stack_; }
+    skb_allocator& skbs() { return *skbs_; }
     const cost_table& costs() const { return costs_; }
     bool booted() const { return booted_; }
 

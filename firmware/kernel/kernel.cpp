@@ -45,7 +45,7 @@ void page_allocator::__free_pages(page* p) {
     k_.exec(path::free_pages);
     k_.core.touch(page_struct(p), STRUCT_PAGE_BYTES, true);
     if (p->refcount <= 0) throw std::logic_error("__free_pages: page already free");
-    p->refcount = 0;
+    if (--p->refcount > 0) return;  // put_page_testzero: other references remain
     p->pp = nullptr;
     free_.push_back(p);
 }
@@ -90,7 +90,7 @@ addr_t page_frag_cache::page_frag_alloc(uint32_t fragsz) {
     fragsz = (fragsz + SMP_CACHE_BYTES - 1) & ~(SMP_CACHE_BYTES - 1);
     if (fragsz > PAGE_SIZE) return 0;
     if (!cur_ || offset_ < fragsz) {
-        if (cur_ && --cur_->refcount == 0) k_.pages.__free_pages(cur_);
+        if (cur_) k_.pages.__free_pages(cur_);  // drop the cache's own reference
         cur_ = k_.pages.alloc_pages();
         if (!cur_) return 0;
         offset_ = PAGE_SIZE;  // alloc_pages gave the cache's own reference
@@ -106,7 +106,7 @@ void page_frag_cache::page_frag_free(addr_t a) {
     page* p = k_.pages.virt_to_page(a);
     if (!p || p->refcount <= 0) throw std::logic_error("page_frag_free: not a live frag");
     k_.core.touch(k_.pages.page_struct(p), 8, true);
-    if (--p->refcount == 0) k_.pages.__free_pages(p);
+    k_.pages.__free_pages(p);
 }
 
 // ---------------------------------------------------------------------------------------------

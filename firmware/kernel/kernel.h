@@ -46,7 +46,7 @@ public:
     page_allocator(kernel& k, addr_t base, uint64_t size);
     // alloc_pages(GFP_ATOMIC, 0); nullptr when memory is exhausted.
     page* alloc_pages();
-    // __free_pages(page, 0)
+    // __free_pages(page, 0): drops one reference, frees the page when it was the last.
     void __free_pages(page* p);
     page* virt_to_page(addr_t a);
     // Address of the simulated struct page of `p` (for touches).

@@ -153,7 +153,7 @@ void page_pool::page_pool_put_page(page* p, int32_t dma_sync_size, bool allow_di
         // Shared page: the pool lets it go (unmapped), the last put_page frees it.
         ++stats_.recycle_released_refcnt;
         page_pool_release_page(p);
-        if (--p->refcount == 0) k_.pages.__free_pages(p);
+        k_.pages.__free_pages(p);
         return;
     }
     if (dma_sync_) page_pool_dma_sync_for_device(p, static_cast<uint32_t>(dma_sync_size));

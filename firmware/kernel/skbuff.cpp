@@ -85,7 +85,7 @@ void skb_allocator::skb_free_head(sk_buff* s, bool napi_safe) {
             return;
         }
         // A plain page (page_pool released it at RX, or never a pool page): put_page.
-        if (--p->refcount == 0) k_.pages.__free_pages(p);
+        k_.pages.__free_pages(p);
         return;
     }
     }
@@ -98,7 +98,7 @@ void skb_allocator::release(sk_buff* s, bool napi_safe, path p) {
     k_.core.touch(s->end, 8, true);       // shinfo->dataref
     for (int i = 0; i < s->nr_frags; ++i) {
         page* fp = k_.pages.virt_to_page(s->frags[i].addr);
-        if (fp && --fp->refcount == 0) k_.pages.__free_pages(fp);
+        if (fp) k_.pages.__free_pages(fp);
     }
     skb_free_head(s, napi_safe);
     k_.skbuff_head_cache.free(s->sim);

@@ -1,0 +1,283 @@
+// Kernel services on the fake core (a test double): cost table, DMA API line operations for
+// every row of fec-driver.md §11, the ARMv7 + PL310 variant, coherent devices, page_pool.
+#include "tests/firmware/rig.h"
+
+#include <cstdio>
+#include <fstream>
+
+using namespace fecsim::test;
+
+namespace {
+
+struct kernel_bench {
+    fake_core core;
+    cost_table costs = cost_table::load(costs_path());
+    std::unique_ptr<kernel> k;
+    kernel_bench(uint32_t line = 64, bool outer = false, arch_flavour a = arch_flavour::arm64) : core(line, outer) {
+        core.add_region(DRAM, DRAM_SIZE, fake_core::attr::cacheable);
+        core.add_region(POOL, POOL_SIZE, fake_core::attr::noncacheable);
+        k = std::make_unique<kernel>(core, costs, a, kernel_memory{DRAM, DRAM_SIZE, POOL, POOL_SIZE});
+    }
+};
+
+std::string write_temp(const std::string& text) {
+    static int n = 0;
+    const std::string path = "/tmp/fecsim_fw_costs_" + std::to_string(::getpid()) + "_" + std::to_string(n++) + ".json";
+    std::ofstream(path) << text;
+    return path;
+}
+
+}  // namespace
+
+TEST(costs, real_table_loads_with_every_path) {
+    on_core_thread([] {
+        const cost_table t = cost_table::load(costs_path());
+        for (size_t i = 0; i < path_count; ++i) EXPECT_GT(t[path(i)], 0u) << to_string(path(i));
+    });
+}
+
+TEST(costs, unknown_missing_and_malformed_keys_are_clear_errors) {
+    on_core_thread([] {
+    std::ifstream in(costs_path());
+    nlohmann::json j = nlohmann::json::parse(in);
+    j["paths"]["fec_enet_rx_queue_bdd"] = {{"instructions", 3}, {"why", "typo"}};
+    j["paths"].erase("build_skb");
+    j["paths"]["ip_rcv"]["instructions"] = -4;
+    const std::string f = write_temp(j.dump());
+    try {
+        cost_table::load(f);
+        FAIL() << "accepted a bad costs file";
+    } catch (const fecsim::config_error& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find(f + ": /paths/fec_enet_rx_queue_bdd: unknown code path"), std::string::npos) << m;
+        EXPECT_NE(m.find(f + ": /paths/build_skb: missing code path"), std::string::npos) << m;
+        EXPECT_NE(m.find(f + ": /paths/ip_rcv/instructions: expected an integer"), std::string::npos) << m;
+    }
+    EXPECT_THROW(cost_table::load("/nonexistent/costs.json"), fecsim::config_error);
+    EXPECT_THROW(cost_table::load(write_temp("{\"paths\": [1,2]}")), fecsim::config_error);
+    EXPECT_THROW(cost_table::load(write_temp("{not json")), fecsim::config_error);
+    });
+}
+
+// fec-driver.md §11 table, arm64, 64-byte lines, page at a page boundary.
+TEST(dma_arm64, line_operations_per_table_row) {
+    on_core_thread([] {
+        kernel_bench b;
+        dma_device dev(*b.k, false);
+        const addr_t page = DRAM + 0x100000;
+        auto run = [&](auto&& op) {
+            b.core.c = {};
+            op();
+            return b.core.c;
+        };
+        // RX sync_for_cpu(bufaddr = page+256, pkt_len): 64 B frame (datlen 66) and 1514 B (1520)
+        auto c = run([&] { dev.dma_sync_single_for_cpu(page + 256, 66, DMA_FROM_DEVICE); });
+        EXPECT_EQ(c.ivac, 1u);
+        EXPECT_EQ(c.civac, 1u);
+        EXPECT_EQ(c.civac_at.count(page + 320), 1u);  // the partial last line
+        EXPECT_EQ(c.cvac, 0u);
+        EXPECT_EQ(c.dsb, 1u);
+        c = run([&] { dev.dma_sync_single_for_cpu(page + 256, 1520, DMA_FROM_DEVICE); });
+        EXPECT_EQ(c.ivac + c.civac, 24u);
+        EXPECT_EQ(c.civac, 1u);
+        EXPECT_EQ(c.dsb, 1u);
+        // Unaligned start and end in one line: CIVAC twice on it (end first, then start).
+        c = run([&] { dev.dma_sync_single_for_cpu(page + 258, 10, DMA_FROM_DEVICE); });
+        EXPECT_EQ(c.civac, 2u);
+        EXPECT_EQ(c.ivac, 0u);
+        // XDP_TX sync_for_device(data = page+258, sync): 60 -> 1 line, 1514 -> 24 lines
+        c = run([&] { dev.dma_sync_single_for_device(page + 258, 60, DMA_BIDIRECTIONAL); });
+        EXPECT_EQ(c.cvac, 1u);
+        EXPECT_EQ(c.dsb, 1u);
+        c = run([&] { dev.dma_sync_single_for_device(page + 258, 1514, DMA_BIDIRECTIONAL); });
+        EXPECT_EQ(c.cvac, 24u);
+        // XDP_DROP put with sync from page+256: 60 -> 1, 1514 -> 24
+        c = run([&] { dev.dma_sync_single_for_device(page + 256, 1514, DMA_BIDIRECTIONAL); });
+        EXPECT_EQ(c.cvac, 24u);
+        // Size 0 (XDP_TX completion put): one line + DSB, the do-while
+        c = run([&] { dev.dma_sync_single_for_device(page + 256, 0, DMA_BIDIRECTIONAL); });
+        EXPECT_EQ(c.cvac, 1u);
+        EXPECT_EQ(c.cvac_at.count(page + 256), 1u);
+        EXPECT_EQ(c.dsb, 1u);
+        // Full put (max_len 3520 from +256): 55 lines
+        c = run([&] { dev.dma_sync_single_for_device(page + 256, 3520, DMA_FROM_DEVICE); });
+        EXPECT_EQ(c.cvac, 55u);
+        EXPECT_EQ(c.cvac_at.begin()->first, page + 256);
+        EXPECT_EQ(c.cvac_at.rbegin()->first, page + 3776 - 64);
+        // ndo_xdp_xmit dma_map_single(len, TO_DEVICE): 1-2 lines; unmap TO_DEVICE: nothing
+        c = run([&] { dev.dma_map_single(page + 258, 60, DMA_TO_DEVICE); });
+        EXPECT_EQ(c.cvac, 1u);
+        c = run([&] { dev.dma_map_single(page + 300, 60, DMA_TO_DEVICE); });
+        EXPECT_EQ(c.cvac, 2u);
+        c = run([&] { dev.dma_unmap_single(page + 258, 60, DMA_TO_DEVICE); });
+        EXPECT_EQ(c.line_ops(), 0u);
+        EXPECT_EQ(c.dsb, 0u);
+        // for_cpu TO_DEVICE: nothing
+        c = run([&] { dev.dma_sync_single_for_cpu(page + 258, 1514, DMA_TO_DEVICE); });
+        EXPECT_EQ(c.line_ops() + c.dsb, 0u);
+        // Old copybreak path: 1985 bytes from an aligned start, both ways = 32 + 32 lines
+        c = run([&] {
+            dev.dma_sync_single_for_cpu(page + 64, 1985, DMA_FROM_DEVICE);
+            dev.dma_sync_single_for_device(page + 64, 1985, DMA_FROM_DEVICE);
+        });
+        EXPECT_EQ(c.ivac + c.civac, 32u);
+        EXPECT_EQ(c.cvac, 32u);
+        EXPECT_EQ(c.dsb, 2u);
+        // map with DMA_ATTR_SKIP_CPU_SYNC (page_pool): nothing
+        c = run([&] { dev.dma_map_single(page, 4096, DMA_BIDIRECTIONAL, DMA_ATTR_SKIP_CPU_SYNC); });
+        EXPECT_EQ(c.line_ops() + c.dsb, 0u);
+    });
+}
+
+TEST(dma_coherent, no_maintenance_at_all) {
+    on_core_thread([] {
+        kernel_bench b;
+        dma_device dev(*b.k, true);
+        dev.dma_sync_single_for_cpu(DRAM + 0x100100, 1520, DMA_FROM_DEVICE);
+        dev.dma_sync_single_for_device(DRAM + 0x100100, 0, DMA_BIDIRECTIONAL);
+        dev.dma_map_single(DRAM + 0x100100, 1514, DMA_TO_DEVICE);
+        EXPECT_EQ(b.core.c.line_ops() + b.core.c.dsb, 0u);
+        EXPECT_GT(b.core.c.instructions, 0u);  // the calls still cost
+    });
+}
+
+// ARMv7 + PL310 (i.MX6SX): 32-byte lines, inner by VA and outer by PA.
+TEST(dma_armv7_pl310, inner_and_outer_maintenance) {
+    on_core_thread([] {
+        kernel_bench b(32, true, arch_flavour::armv7_pl310);
+        dma_device dev(*b.k, false);
+        const addr_t page = DRAM + 0x200000;
+        auto run = [&](auto&& op) {
+            b.core.c = {};
+            op();
+            return b.core.c;
+        };
+        // for_device FROM_DEVICE: v7_dma_inv_range + outer_inv_range (aligned: 3520/32 = 110 lines)
+        auto c = run([&] { dev.dma_sync_single_for_device(page + 256, 3520, DMA_FROM_DEVICE); });
+        EXPECT_EQ(c.ivac, 110u);
+        EXPECT_EQ(c.cvac + c.civac, 0u);
+        EXPECT_EQ(c.outer_inv, 110u);
+        EXPECT_EQ(c.outer_sync, 1u);
+        // for_device BIDIRECTIONAL: clean inner and outer; size 0 still cleans one inner line
+        c = run([&] { dev.dma_sync_single_for_device(page + 258, 60, DMA_BIDIRECTIONAL); });
+        EXPECT_EQ(c.cvac, 2u);  // [258, 318) spans 256..288..319 with 32 B lines
+        EXPECT_EQ(c.outer_clean, 2u);
+        c = run([&] { dev.dma_sync_single_for_device(page + 256, 0, DMA_BIDIRECTIONAL); });
+        EXPECT_EQ(c.cvac, 1u);
+        EXPECT_EQ(c.outer_clean, 0u);  // l2c210_clean_range: while (start < end)
+        EXPECT_EQ(c.outer_sync, 1u);
+        // for_cpu FROM_DEVICE, unaligned end: outer first (flush partial line), then inner
+        c = run([&] { dev.dma_sync_single_for_cpu(page + 256, 66, DMA_FROM_DEVICE); });
+        EXPECT_EQ(c.outer_flush, 1u);
+        EXPECT_EQ(c.outer_inv, 2u);
+        EXPECT_EQ(c.civac, 1u);
+        EXPECT_EQ(c.ivac, 2u);
+        // for_cpu TO_DEVICE: nothing on either level
+        c = run([&] { dev.dma_sync_single_for_cpu(page + 256, 66, DMA_TO_DEVICE); });
+        EXPECT_EQ(c.line_ops() + c.outer_inv + c.outer_flush + c.outer_sync + c.dsb, 0u);
+    });
+}
+
+TEST(page_pool, accounting_never_leaks_and_syncs_as_the_kernel) {
+    on_core_thread([] {
+        kernel_bench b;
+        dma_device dev(*b.k, false);
+        page_pool_params pp;
+        pp.flags = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV;
+        pp.pool_size = 256;
+        pp.dev = &dev;
+        pp.dma_dir = DMA_BIDIRECTIONAL;
+        pp.offset = 256;
+        pp.max_len = 3520;
+        page_pool pool(*b.k, pp, 0);
+        auto balanced = [&](uint64_t held_by_us) {
+            EXPECT_EQ(pool.hold_cnt() - pool.release_cnt(), pool.cached() + pool.in_ring() + pool.inflight());
+            EXPECT_EQ(pool.inflight(), held_by_us);
+        };
+        std::vector<page*> out;
+        b.core.c = {};
+        for (int i = 0; i < 256; ++i) out.push_back(pool.page_pool_alloc_pages());
+        // 4 slow-path refills of 64 fresh pages, each mapped and synced for max_len (55 lines).
+        EXPECT_EQ(pool.stats().alloc_slow, 4u);
+        EXPECT_EQ(pool.hold_cnt(), 256u);
+        EXPECT_EQ(b.core.c.cvac, 256u * 55);
+        EXPECT_EQ(b.core.c.dsb, 256u);
+        balanced(256);
+        for (page* p : out) {
+            EXPECT_EQ(p->pp, &pool);
+            EXPECT_EQ(pool.page_pool_get_dma_addr(p), p->addr);
+        }
+        // Direct puts fill the 128-entry cache, then spill into the ptr_ring.
+        b.core.c = {};
+        for (int i = 0; i < 200; ++i) pool.page_pool_put_page(out[i], 60, true);
+        EXPECT_EQ(pool.cached(), 128u);
+        EXPECT_EQ(pool.in_ring(), 72u);
+        EXPECT_EQ(b.core.c.cvac, 200u);  // min(60, max_len) from +256: one line each
+        balanced(56);
+        // Zero-length put still cleans one line; -1 = full max_len.
+        b.core.c = {};
+        pool.page_pool_put_page(out[200], 0, false);
+        EXPECT_EQ(b.core.c.cvac, 1u);
+        pool.page_pool_put_full_page(out[201], false);
+        EXPECT_EQ(b.core.c.cvac, 56u);
+        balanced(54);
+        // Allocation drains the cache, then refills 64 at a time from the ring (no DMA work).
+        b.core.c = {};
+        std::vector<page*> again;
+        for (int i = 0; i < 150; ++i) again.push_back(pool.page_pool_alloc_pages());
+        EXPECT_EQ(b.core.c.line_ops(), 0u);
+        EXPECT_EQ(pool.stats().alloc_refill, 1u);
+        EXPECT_EQ(pool.stats().alloc_slow, 4u);
+        balanced(204);
+        for (page* p : again) pool.page_pool_put_page(p, 60, false);
+        for (int i = 202; i < 256; ++i) pool.page_pool_put_page(out[i], 60, false);
+        EXPECT_EQ(pool.cached(), 128u - 64 - 22);  // 150 = 128 cached + 22 of a 64-page refill
+        EXPECT_EQ(pool.in_ring(), 256u - pool.cached());
+        EXPECT_EQ(pool.release_cnt(), 0u);
+        balanced(0);
+        // Ring full -> the page is unmapped and returned to the buddy allocator.
+        page_pool_params small = pp;
+        small.pool_size = 16;
+        page_pool pool2(*b.k, small, 1);
+        const uint64_t free0 = b.k->pages.free_pages();
+        std::vector<page*> got;
+        for (int i = 0; i < 64; ++i) got.push_back(pool2.page_pool_alloc_pages());
+        for (page* p : got) pool2.page_pool_put_page(p, 60, false);
+        EXPECT_EQ(pool2.in_ring(), 16u);
+        EXPECT_EQ(pool2.stats().recycle_ring_full, 48u);
+        EXPECT_EQ(pool2.release_cnt(), 48u);
+        EXPECT_EQ(free0 - b.k->pages.free_pages(), 16u);
+        EXPECT_EQ(pool2.hold_cnt() - pool2.release_cnt(), pool2.cached() + pool2.in_ring() + pool2.inflight());
+        // A page from another pool is a programming error, not silent corruption.
+        page* stray = b.k->pages.alloc_pages();
+        EXPECT_THROW(pool.page_pool_put_page(stray, 0, true), std::logic_error);
+    });
+}
+
+TEST(kernel_memory, page_allocator_slab_and_frags_reuse_memory) {
+    on_core_thread([] {
+        kernel_bench b;
+        const uint64_t free0 = b.k->pages.free_pages();
+        page* p = b.k->pages.alloc_pages();
+        ASSERT_NE(p, nullptr);
+        EXPECT_EQ(p->addr % PAGE_SIZE, 0u);
+        EXPECT_GE(p->addr, DRAM);
+        EXPECT_EQ(b.k->pages.virt_to_page(p->addr + 1234), p);
+        b.k->pages.__free_pages(p);
+        EXPECT_EQ(b.k->pages.alloc_pages(), p);  // LIFO: hot page first
+        EXPECT_THROW({ b.k->pages.__free_pages(p); b.k->pages.__free_pages(p); }, std::logic_error);
+        const addr_t s1 = b.k->skbuff_head_cache.alloc();
+        b.k->skbuff_head_cache.free(s1);
+        EXPECT_EQ(b.k->skbuff_head_cache.alloc(), s1);
+        const addr_t f1 = b.k->frags.page_frag_alloc(2432);
+        const addr_t f2 = b.k->frags.page_frag_alloc(2432);
+        EXPECT_EQ(f1 % 64, 0u);
+        EXPECT_NE(f1 / PAGE_SIZE, f2 / PAGE_SIZE);  // 2 x 2432 do not fit one 4 KiB page
+        b.k->frags.page_frag_free(f1);
+        b.k->frags.page_frag_free(f2);
+        EXPECT_LE(free0 - b.k->pages.free_pages(), 3u);
+        kernel_bench tiny;
+        EXPECT_THROW(kernel(tiny.core, tiny.costs, arch_flavour::arm64, kernel_memory{DRAM, 8192, POOL, POOL_SIZE}),
+                     std::invalid_argument);
+    });
+}
