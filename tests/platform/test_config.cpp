@@ -76,7 +76,7 @@ TEST(config, experiment_overrides_platform_and_schema_fills_defaults) {
     EXPECT_FALSE(c.tree().at("mem").contains("//"));
     EXPECT_EQ(c.view("mem.ddr").integer("burst_bytes"), 64);
     EXPECT_EQ(c.view("mem").section("ddr").number("read_latency_ns"), 90);
-    EXPECT_EQ(parse_address(c.tree().at("mem").at("regions").at(0).at("base")), 0x40000000u);
+    EXPECT_EQ(parse_address(c.tree().at("mem").at("regions").at(1).at("base")), 0x40000000u);
 }
 
 TEST(config, set_overrides_are_typed) {
@@ -101,7 +101,7 @@ TEST(config, set_errors_name_the_override) {
     EXPECT_EQ(load_error(data + "/minimal.json", {"mem.ddr.burst_bytes.x=1"}),
               "--set mem.ddr.burst_bytes.x=1: /mem/ddr/burst_bytes: is not an object");
     EXPECT_EQ(load_error(data + "/minimal.json", {"mem.regions.7.latency_ns=1"}),
-              "--set mem.regions.7.latency_ns=1: /mem/regions/7: no such array element (/mem/regions has 2)");
+              "--set mem.regions.7.latency_ns=1: /mem/regions/7: no such array element (/mem/regions has 3)");
     EXPECT_EQ(load_error(data + "/minimal.json", {"platform=imx93"}),
               "--set platform=imx93: the platform is chosen by the experiment file");
 }
