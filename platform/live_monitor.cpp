@@ -16,7 +16,8 @@ const sc_core::sc_time progress_check(10, sc_core::SC_MS);
 constexpr double progress_every_wall_s = 5.0;
 }  // namespace
 
-live_monitor::live_monitor(sc_core::sc_module_name name, interval_fn lines, double total_s, bool quiet)
+live_monitor::live_monitor(sc_core::sc_module_name name, interval_fn lines, double start_s, double total_s,
+                           bool quiet)
     : sc_module(name), lines_(std::move(lines)), total_s_(total_s), quiet_(quiet),
       wall_start_(std::chrono::steady_clock::now()), last_progress_(wall_start_) {
     if (quiet_) return;
@@ -29,15 +30,25 @@ live_monitor::live_monitor(sc_core::sc_module_name name, interval_fn lines, doub
     progress_opts.set_sensitivity(&progress_event_);
     progress_opts.dont_initialize();
     sc_core::sc_spawn([this] { progress(); }, "progress", &progress_opts);
-    tick_event_.notify(interval);
+    next_tick_ = sc_core::sc_time(start_s, sc_core::SC_SEC) + interval;
+    tick_event_.notify(next_tick_);
     progress_event_.notify(progress_check);
+}
+
+void live_monitor::print_interval() {
+    for (const std::string& l : lines_(interval.to_seconds())) std::printf("%s\n", l.c_str());
+    std::fflush(stdout);
+    next_tick_ += interval;
 }
 
 void live_monitor::tick() {
     sim_stats::count_event();
-    for (const std::string& l : lines_(interval.to_seconds())) std::printf("%s\n", l.c_str());
-    std::fflush(stdout);
+    print_interval();
     tick_event_.notify(interval);
+}
+
+void live_monitor::finish() {
+    if (!quiet_ && next_tick_ == sc_core::sc_time_stamp()) print_interval();
 }
 
 void live_monitor::progress() {

@@ -17,17 +17,23 @@ public:
     // Called once per simulated second with the interval length; returns the lines to print.
     using interval_fn = std::function<std::vector<std::string>(double interval_s)>;
 
-    // `total_s` is the simulated time the run will reach (for the progress line).
-    live_monitor(sc_core::sc_module_name name, interval_fn lines, double total_s, bool quiet);
+    // Prints every simulated second from `start_s` on; `total_s` is the simulated time the run
+    // will reach (for the progress line).
+    live_monitor(sc_core::sc_module_name name, interval_fn lines, double start_s, double total_s, bool quiet);
+
+    // Prints the interval that ends exactly at the current time, which sc_start() stops before.
+    void finish();
 
 private:
     void tick();
+    void print_interval();
     void progress();
 
     interval_fn lines_;
     double total_s_;
     bool quiet_;
     sc_core::sc_event tick_event_, progress_event_;
+    sc_core::sc_time next_tick_;
     std::chrono::steady_clock::time_point wall_start_, last_progress_;
 };
 

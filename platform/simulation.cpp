@@ -2,6 +2,7 @@
 
 #include "models/sim_context.h"
 #include "models/sim_stats.h"
+#include "platform/live_monitor.h"
 #include "platform/soc.h"
 
 #include <systemc>
@@ -14,11 +15,14 @@ namespace fecsim {
 
 nlohmann::json run_simulation(const config& cfg, const run_options& opt) {
     fresh_simulation();
+    const double warmup_s = cfg.tree().at("warmup_s"), duration_s = cfg.tree().at("duration_s");
     sim_stats::kernel_events = 0;
     const auto wall_start = std::chrono::steady_clock::now();
 
     soc chip(cfg, soc_options{opt.pcap_path});
-    const double warmup_s = cfg.tree().at("warmup_s"), duration_s = cfg.tree().at("duration_s");
+    // Live output covers the measurement window, as the modelled tool started with it would.
+    live_monitor monitor("live", [&](double interval_s) { return chip.live_lines(interval_s); }, warmup_s,
+                         warmup_s + duration_s, opt.quiet);
     // A strict coherency stop leaves sc_start as an sc_report; finish() turns it back into
     // the checker's own exception.
     auto advance = [&](double seconds) {
@@ -34,6 +38,7 @@ nlohmann::json run_simulation(const config& cfg, const run_options& opt) {
     const uint64_t events_at_window = sim_stats::kernel_events;
     advance(duration_s);
 
+    monitor.finish();
     chip.finish();
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     const double simulated_s = sc_core::sc_time_stamp().to_seconds();

@@ -1,5 +1,9 @@
 #include "platform/soc.h"
 
+#include "firmware/fec/fec.h"
+#include "traffic/live_report.h"
+#include "traffic/pktgen_commands.h"
+
 namespace fecsim {
 
 namespace {
@@ -21,6 +25,7 @@ soc::soc(const config& cfg, const soc_options& opt) {
     build_host(cfg);
     build_device(cfg);
     build_network(cfg, opt);
+    build_firmware(cfg);
 }
 
 soc::~soc() = default;
@@ -134,12 +139,85 @@ void soc::build_network(const config& cfg, const soc_options& opt) {
     }
 }
 
+void soc::build_firmware(const config& cfg) {
+    firmware::system_params p;
+    // The kernel's linear map is the first cacheable DDR range; dma_alloc_coherent uses the
+    // first non-cacheable one; the driver's registers are the fec0 window.
+    firmware::fec_instance eth0;
+    for (const mem::region& r : bus_->regions()) {
+        if (r.target == "ddr" && r.attr == mem::mem_attr::normal_cacheable && !p.mem.dram_size)
+            p.mem.dram_base = r.base, p.mem.dram_size = r.size;
+        if (r.target == "ddr" && r.attr == mem::mem_attr::normal_noncacheable && !p.mem.coherent_size)
+            p.mem.coherent_base = r.base, p.mem.coherent_size = r.size;
+        if (r.target == "fec0") eth0.hw.regs = r.base;
+    }
+    if (!p.mem.dram_size) throw cfg.error_at("/mem/regions", "no normal_cacheable DDR range for the kernel's memory");
+    if (!p.mem.coherent_size)
+        throw cfg.error_at("/mem/regions", "no normal_noncacheable DDR range for dma_alloc_coherent");
+    if (!eth0.hw.regs) throw cfg.error_at("/mem/regions", "no range maps the FEC registers (target fec0)");
+    p.arch = cfg.view("cpu").boolean("outer_cache.enabled") ? firmware::arch_flavour::armv7_pl310
+                                                            : firmware::arch_flavour::arm64;
+
+    const config_view f = cfg.view("soc.fec");
+    if (!firmware::fec::fec_quirks_for(f.string("compatible").c_str(), &eth0.hw.quirks))
+        throw cfg.error_at("/soc/fec/compatible", "the driver has no entry for " + f.string("compatible"));
+    eth0.hw.num_rx_queues = eth0.hw.num_tx_queues = f.integer("queues");
+    const auto mac = traffic::parse_mac(f.string("mac_address"));
+    if (!mac) throw cfg.error_at("/soc/fec/mac_address", "expected aa:bb:cc:dd:ee:ff, got " + f.string("mac_address"));
+    std::copy(mac->begin(), mac->end(), eth0.hw.mac);
+    eth0.hw.speed_mbps = cfg.view("link").integer("speed_mbps");
+    eth0.hw.pause = cfg.view("link").boolean("flow_control");
+    eth0.hw.dma_coherent = cfg.view("coherency").boolean("dma_coherent");
+    for (int i = 0; i < f.integer("irq_lines"); ++i) eth0.irqs.push_back(f.integer("first_irq") + i);
+    firmware::apply_fec_config(eth0.hw, cfg.view("fec"));
+    p.fecs.push_back(eth0);
+    p.apply_driver_config(cfg.view("driver"));
+    xdp_prog_ = p.xdp_prog;
+
+    try {
+        system_ = std::make_unique<firmware::linux_system>(*core_, p);
+    } catch (const std::invalid_argument& e) {
+        throw cfg.error_at("/driver", e.what());
+    }
+    core_->set_firmware([this](cpu::core_api&) { system_->run(); });
+}
+
+std::vector<std::string> soc::live_lines(double interval_s) {
+    std::vector<std::string> lines;
+    nlohmann::json now;
+    system_->report(now);
+    const auto& x = now["dut"]["xdp"];
+    auto rate = [&](uint64_t cur, uint64_t& last) {
+        const uint64_t d = cur - last;
+        last = cur;
+        return uint64_t(d / interval_s + 0.5);
+    };
+    if (const auto* proto = system_->xdp_proto_counts()) {  // xdp1 / xdp2: per-protocol program runs
+        for (unsigned p = 0; p < proto->size(); ++p)
+            if ((*proto)[p] != last_proto_[p]) lines.push_back(traffic::xdp2_line(p, rate((*proto)[p], last_proto_[p])));
+        return lines;
+    }
+    if (!x.is_object()) return lines;
+    const uint64_t runs = x.value("pass", 0ull) + x.value("drop", 0ull) + x.value("tx", 0ull) + x.value("redirect", 0ull);
+    const uint64_t errors = x.value("tx_errors", 0ull) + (xdp_prog_ == "drop" ? 0 : x.value("drop", 0ull));
+    const uint64_t rx = rate(runs, last_runs_), err = rate(errors, last_errors_);
+    const uint64_t xmit = rate(fec_->stats().tx_frames, last_tx_);
+    if (xdp_prog_ == "redirect") lines.push_back(traffic::xdp_redirect_summary(rx, err, xmit));
+    else if (xdp_prog_ == "drop" || xdp_prog_ == "pass" || xdp_prog_ == "tx")
+        lines.push_back(traffic::xdp_bench_summary(rx, err, xdp_prog_ == "drop"));
+    return lines;
+}
+
 void soc::reset_stats() {
     ddr_base_ = ddr_->stats();
     checker_->reset_stats();
     core_->reset_stats();
     fec_->reset_stats();
     generator_->reset_stats();
+    system_->reset_stats();
+    // xdp1/xdp2's per-protocol map is not a window statistic (the tool reads it as it stands).
+    last_proto_ = system_->xdp_proto_counts() ? *system_->xdp_proto_counts() : decltype(last_proto_){};
+    last_runs_ = last_errors_ = last_tx_ = 0;
     for (auto& l : links_) l->reset_stats();
     if (switch_) switch_->reset_stats();
 }
@@ -166,11 +244,22 @@ nlohmann::json soc::report(double window_s) const {
     if (links_.size() > 1) links_[1]->report(j["link"]["generator"]);
     if (switch_) switch_->report(j["link"]["switch"]);
 
+    system_->report(j);
+    const uint64_t packets = system_->packets();
+    j["dut"]["packets"] = packets;
+    for (auto& [category, ns] : j["cpu"]["core0"]["time_ns"].items())
+        j["cpu"]["core0"]["ns_per_packet"][category] = packets ? ns.get<double>() / packets : 0.0;
+
     const fec::enet_stats& fs = fec_->stats();
     j["rates"]["generator_tx_pps"] = generator_->tx_frames() / window_s;
     j["rates"]["generator_rx_pps"] = generator_->rx_frames() / window_s;
     j["rates"]["dut_rx_pps"] = fs.rx_frames / window_s;
     j["rates"]["dut_tx_pps"] = fs.tx_frames / window_s;
+    const auto& x = j["dut"]["xdp"];
+    j["rates"]["xdp_prog_pps"] =
+        x.is_object() ? (x.value("pass", 0ull) + x.value("drop", 0ull) + x.value("tx", 0ull) + x.value("redirect", 0ull)) /
+                            window_s
+                      : 0.0;
     return j;
 }
 

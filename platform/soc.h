@@ -3,6 +3,7 @@
 //   generator ── link ── [switch ── link] ── FEC ── router ── DDR
 //                                             │ irq    │
 //                                             └──── core0 (+ coherency checker, tap on FEC DMA)
+//                                                   runs firmware::linux_system (driver port)
 #pragma once
 
 #include "models/cpu/coherency.h"
@@ -13,12 +14,14 @@
 #include "models/mem/router.h"
 #include "models/net/eth_switch.h"
 #include "models/net/link.h"
+#include "firmware/system.h"
 #include "platform/config.h"
 #include "traffic/generator.h"
 #include "traffic/pcap_writer.h"
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,6 +45,8 @@ public:
     nlohmann::json report(double window_s) const;
     // Called after the last sc_start: flushes captures; rethrows a strict coherency stop.
     void finish();
+    // The live output of the tool the experiment models, for the last `interval_s` seconds.
+    std::vector<std::string> live_lines(double interval_s);
 
     mem::ddr& ddr() { return *ddr_; }
     mem::router& bus() { return *bus_; }
@@ -55,6 +60,7 @@ private:
     void build_host(const config& cfg);
     void build_device(const config& cfg);
     void build_network(const config& cfg, const soc_options& opt);
+    void build_firmware(const config& cfg);
 
     std::unique_ptr<mem::ddr> ddr_;
     std::unique_ptr<mem::router> bus_;
@@ -71,6 +77,12 @@ private:
     std::vector<std::unique_ptr<net::link>> links_;  // [0] is the DUT's own link
     std::unique_ptr<net::eth_switch> switch_;
     std::unique_ptr<traffic::pcap_writer> capture_;
+
+    std::unique_ptr<firmware::linux_system> system_;
+    std::string xdp_prog_;
+    // Cumulative counters at the previous live_lines() call.
+    std::array<uint64_t, 256> last_proto_{};
+    uint64_t last_runs_ = 0, last_errors_ = 0, last_tx_ = 0;
 };
 
 }  // namespace fecsim
