@@ -1,5 +1,6 @@
 // The fecsim command line (DESIGN.md §5): run | validate | list.
 // Exit status: 0 ok, 1 model or internal error, 2 bad input.
+#include "firmware/xdp/programs.h"
 #include "platform/config.h"
 #include "platform/simulation.h"
 
@@ -58,7 +59,8 @@ options parse(int argc, char** argv) {
     return o;
 }
 
-// `fecsim list`: the platform profiles and ready-to-run experiments shipped in configs/.
+// `fecsim list`: the platform profiles and ready-to-run experiments shipped in configs/, and
+// the XDP programs `driver.xdp_prog` can load.
 int list_configs() {
     namespace fs = std::filesystem;
     const fs::path dir = fecsim::config::default_config_dir();
@@ -82,6 +84,8 @@ int list_configs() {
                       << (what.empty() ? "" : "  " + what) << '\n';
         }
     }
+    std::cout << "xdp programs (driver.xdp_prog):\n";
+    for (const auto& p : fecsim::firmware::xdp::registry()) std::cout << "  " << p.name << "  " << p.description << '\n';
     return 0;
 }
 
@@ -117,6 +121,8 @@ int main(int argc, char** argv) {
         const nlohmann::json result = fecsim::run_simulation(*cfg, {o.pcap_path, o.quiet});
         if (!o.out_path.empty()) fecsim::write_result(o.out_path, result);
         if (!o.quiet) {
+            const std::string summary = result["generator"].value("final_summary", "");
+            if (!summary.empty()) std::printf("%s\n", summary.c_str());
             const auto& sim = result["sim"];
             std::printf("simulated %.3f s in %.2f s wall (speed %.3f)%s%s\n", sim["simulated_s"].get<double>(),
                         sim["wall_s"].get<double>(), sim["speed"].get<double>(),

@@ -240,6 +240,7 @@ nlohmann::json soc::report(double window_s) const {
     checker_->report(j);
     fec_->report(j["dut"]);
     generator_->report(j["generator"]);
+    j["generator"]["final_summary"] = generator_->final_summary();  // what the tool prints when stopped
     links_[0]->report(j["link"]["dut"]);
     if (links_.size() > 1) links_[1]->report(j["link"]["generator"]);
     if (switch_) switch_->report(j["link"]["switch"]);
