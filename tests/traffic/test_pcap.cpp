@@ -9,8 +9,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <map>
+#include <sstream>
 
 namespace fecsim::traffic {
 namespace {
@@ -117,13 +120,13 @@ TEST(pcap, line_rate_sends_back_to_back_and_loops_forever_with_zero) {
     EXPECT_FALSE(b.gen->finished());
 }
 
-TEST(pcap, pcapng_is_read_too) {
+TEST(pcap, classic_nanosecond_pcap_is_read_too) {
     fresh_simulation();
-    if (!test::have_tshark()) GTEST_SKIP() << "tshark is not installed: no pcapng file to read";
-    const captured c = capture_pktgen("ng-src.pcap");
-    const std::string ng = test::scratch_path("ng.pcapng");
-    test::run("tshark -r " + c.path + " -F pcapng -w " + ng);
-    const pcap_trace t = load_pcap(ng);
+    if (!test::have_tshark()) GTEST_SKIP() << "tshark is not installed: no classic pcap file to read";
+    const captured c = capture_pktgen("ng-src.pcapng");
+    const std::string classic = test::scratch_path("classic.pcap");
+    test::run("tshark -r " + c.path + " -F nsecpcap -w " + classic);
+    const pcap_trace t = load_pcap(classic);
     ASSERT_EQ(t.size(), 40u);
     for (size_t i = 0; i < t.size(); ++i) {
         ASSERT_EQ(t.length(i), c.frames[i].size() - 4);
@@ -205,11 +208,165 @@ TEST(pcap, kind_pcap_from_config) {
     EXPECT_THROW(make_generator("gen", bad, false), config_error);
 }
 
-TEST(pcap, writer_reports_unwritable_paths) {
+TEST(pcap, writer_reports_unwritable_paths_and_unknown_interfaces) {
     fresh_simulation();
-    EXPECT_THROW(pcap_writer("/nonexistent-dir/x.pcap"), config_error);
-    EXPECT_EQ(pcap_writer::direction_path("out/wire.pcap", "rx"), "out/wire-rx.pcap");
-    EXPECT_EQ(pcap_writer::direction_path("wire", "tx"), "wire-tx.pcap");
+    EXPECT_THROW(pcap_writer("/nonexistent-dir/x.pcapng"), config_error);
+    pcap_writer w(test::scratch_path("bad-if.pcapng"));
+    auto f = net::frame_pool::instance().get(64);
+    EXPECT_THROW(w.write(*f, sc_time(1, SC_NS), 2), std::invalid_argument);
+    EXPECT_THROW(w.write(*f, sc_time(1, SC_NS), -1), std::invalid_argument);
+    EXPECT_EQ(w.frames(), 0u);
+    EXPECT_THROW(w.frames(2), std::invalid_argument);
+}
+
+// An independent pcapng reader for the tests (little-endian files only, as fecsim writes them).
+struct ng_block {
+    uint32_t type = 0;
+    std::string body;  // between the length fields
+};
+struct ng_file {
+    std::vector<ng_block> blocks;
+    std::string error;
+};
+uint32_t rd32(const std::string& s, size_t at) {
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; --i) v = (v << 8) | uint8_t(s.at(at + size_t(i)));
+    return v;
+}
+uint16_t rd16(const std::string& s, size_t at) { return uint16_t(uint8_t(s.at(at)) | (uint8_t(s.at(at + 1)) << 8)); }
+ng_file read_ng(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    const std::string s((std::istreambuf_iterator<char>(in)), {});
+    ng_file r;
+    size_t at = 0;
+    while (at < s.size()) {
+        if (s.size() - at < 12) return r.error = "short block at " + std::to_string(at), r;
+        const uint32_t len = rd32(s, at + 4);
+        if (len % 4 || len < 12 || at + len > s.size()) return r.error = "bad length at " + std::to_string(at), r;
+        if (rd32(s, at + len - 4) != len) return r.error = "trailing length differs at " + std::to_string(at), r;
+        r.blocks.push_back({rd32(s, at), s.substr(at + 8, len - 12)});
+        at += len;
+    }
+    return r;
+}
+// Options from `from` in a block body: code -> value.
+std::map<uint16_t, std::string> ng_options(const std::string& body, size_t from) {
+    std::map<uint16_t, std::string> o;
+    while (from + 4 <= body.size()) {
+        const uint16_t code = rd16(body, from), len = rd16(body, from + 2);
+        if (code == 0) break;
+        o[code] = body.substr(from + 4, len);
+        from += 4 + ((len + 3u) & ~3u);
+    }
+    return o;
+}
+
+TEST(pcap, pcapng_blocks_field_by_field) {
+    fresh_simulation();
+    const std::string path = test::scratch_path("fields.pcapng");
+    // Frame sizes chosen so the data needs 0, 1, 2 and 3 padding bytes (size without FCS).
+    const std::vector<size_t> sizes = {64, 67, 66, 65};
+    const std::vector<int> ifs = {pcap_writer::dut_rx, pcap_writer::dut_tx, pcap_writer::dut_tx, pcap_writer::dut_rx};
+    const std::vector<sc_time> when = {sc_time(7, SC_NS), sc_time(4294967296.0 + 5, SC_NS), sc_time(1500, SC_US),
+                                       sc_time(2, sc_core::SC_SEC) + sc_time(3, SC_NS)};
+    std::vector<net::frame_ptr> frames;
+    {
+        pcap_writer w(path);
+        for (size_t i = 0; i < sizes.size(); ++i) {
+            auto f = net::frame_pool::instance().get(sizes[i] - 4);
+            for (size_t b = 0; b < f->size(); ++b) f->bytes[b] = uint8_t(b * 7 + i);
+            net::append_fcs(*f);
+            w.write(*f, when[i], ifs[i]);
+            frames.push_back(std::move(f));
+        }
+        EXPECT_EQ(w.frames(), 4u);
+        EXPECT_EQ(w.frames(pcap_writer::dut_tx), 2u);
+        EXPECT_EQ(w.frames(pcap_writer::dut_rx), 2u);
+    }
+    const ng_file ng = read_ng(path);
+    ASSERT_EQ(ng.error, "");
+    ASSERT_EQ(ng.blocks.size(), 1u + 2u + 4u);
+
+    const ng_block& shb = ng.blocks[0];
+    EXPECT_EQ(shb.type, 0x0A0D0D0Au);
+    EXPECT_EQ(rd32(shb.body, 0), 0x1A2B3C4Du);  // byte-order magic
+    EXPECT_EQ(rd16(shb.body, 4), 1u);           // version 1.0
+    EXPECT_EQ(rd16(shb.body, 6), 0u);
+    EXPECT_EQ(ng_options(shb.body, 16)[4], "fecsim");
+
+    const char* names[] = {"dut-tx", "dut-rx"};
+    for (int i = 0; i < 2; ++i) {
+        const ng_block& idb = ng.blocks[1 + size_t(i)];
+        EXPECT_EQ(idb.type, 1u);
+        EXPECT_EQ(rd16(idb.body, 0), 1u);  // LINKTYPE_ETHERNET
+        EXPECT_EQ(rd32(idb.body, 4), pcap_writer::snaplen);
+        auto o = ng_options(idb.body, 8);
+        EXPECT_EQ(o[2], names[i]);
+        EXPECT_EQ(o[2], pcap_writer::interface_name(i));
+        EXPECT_EQ(o[9], std::string(1, '\x09'));  // if_tsresol: 10^-9 s
+        EXPECT_EQ(o[13], std::string(1, '\x00'));  // if_fcslen: no FCS in the data
+    }
+
+    for (size_t i = 0; i < sizes.size(); ++i) {
+        const ng_block& epb = ng.blocks[3 + i];
+        EXPECT_EQ(epb.type, 6u);
+        EXPECT_EQ(rd32(epb.body, 0), uint32_t(ifs[i])) << i;
+        const uint64_t ns = (uint64_t(rd32(epb.body, 4)) << 32) | rd32(epb.body, 8);
+        EXPECT_EQ(ns, uint64_t(when[i].value() / sc_time(1, SC_NS).value())) << i;
+        const size_t len = sizes[i] - 4;
+        EXPECT_EQ(rd32(epb.body, 12), len) << i;  // captured
+        EXPECT_EQ(rd32(epb.body, 16), len) << i;  // original: nothing truncated
+        EXPECT_EQ(0, std::memcmp(epb.body.data() + 20, frames[i]->data(), len)) << i;
+        const size_t opts = 20 + ((len + 3) & ~size_t(3));
+        for (size_t p = 20 + len; p < opts; ++p) EXPECT_EQ(epb.body[p], '\0') << "padding of " << i;
+        auto o = ng_options(epb.body, opts);
+        ASSERT_EQ(o[2].size(), 4u);
+        // epb_flags direction, from the DUT's point of view: 2 = outbound (dut-tx), 1 = inbound.
+        EXPECT_EQ(rd32(o[2], 0), ifs[i] == pcap_writer::dut_tx ? 2u : 1u) << i;
+    }
+}
+
+TEST(pcap, frames_land_on_the_interface_given) {
+    fresh_simulation();
+    if (!test::have_tshark()) GTEST_SKIP() << "tshark is not installed: capture not decoded";
+    const std::string path = test::scratch_path("ifaces.pcapng");
+    // 5 frames on dut-tx and 3 on dut-rx, interleaved; frame i has i in its last payload byte.
+    const std::vector<int> ifs = {0, 1, 0, 0, 1, 0, 1, 0};
+    {
+        pcap_writer w(path);
+        for (size_t i = 0; i < ifs.size(); ++i) {
+            auto f = net::frame_pool::instance().get(60);
+            std::fill(f->bytes.begin(), f->bytes.end(), uint8_t(0));
+            f->bytes[12] = 0x88;  // local experimental EtherType: tshark shows raw data
+            f->bytes[13] = 0xb5;
+            f->bytes[59] = uint8_t(0xa0 + i);
+            net::append_fcs(*f);
+            w.write(*f, sc_time(double(1000 * (i + 1)), SC_NS), ifs[i]);
+        }
+    }
+    std::string err;
+    const std::string out = test::run("tshark -n -r " + path +
+                                      " -T fields -E separator=, -e frame.interface_id -e frame.interface_name"
+                                      " -e frame.packet_flags_direction -e frame.len -e frame.time_epoch",
+                                      &err);
+    std::istringstream lines(out);
+    std::string line;
+    size_t i = 0;
+    for (; std::getline(lines, line); ++i) {
+        ASSERT_LT(i, ifs.size()) << out;
+        // epb_flags, printed whole: direction 2 = outbound, 1 = inbound.
+        const std::string want = ifs[i] == 0 ? "0,dut-tx,0x00000002,60," : "1,dut-rx,0x00000001,60,";
+        EXPECT_EQ(line.substr(0, want.size()), want) << "frame " << i;
+        // Nanosecond timestamps: 1000 * (i + 1) ns after the epoch.
+        EXPECT_NE(line.find("0.00000" + std::to_string(i + 1) + "000"), std::string::npos) << line;
+    }
+    EXPECT_EQ(i, ifs.size());
+    const std::string tx = test::run("tshark -n -r " + path + " -Y 'frame.interface_name == \"dut-tx\"' -T fields -e data.data");
+    EXPECT_EQ(std::count(tx.begin(), tx.end(), '\n'), 5);
+    for (const char* last : {"a0\n", "a2\n", "a3\n", "a5\n", "a7\n"}) EXPECT_NE(tx.find(last), std::string::npos) << tx;
+    for (const char* last : {"a1\n", "a4\n", "a6\n"}) EXPECT_EQ(tx.find(last), std::string::npos) << tx;
+    if (err.rfind("Running as user", 0) == 0) err.erase(0, err.find('\n') + 1);  // tshark's note when run as root
+    EXPECT_EQ(err, "") << "tshark warnings";
 }
 
 }  // namespace
@@ -221,12 +378,14 @@ namespace fecsim::traffic {
 namespace {
 
 // With the real link model: generator <-> link <-> reflector, both directions captured in one
-// file; tshark sees UDP both ways with the MACs swapped on the way back.
+// file, one pcapng interface each (the tap passes the link direction as the interface id); tshark
+// sees UDP both ways, with good checksums, and the MACs swapped on the way back.
 TEST(pcap, real_link_capture_shows_both_directions_with_swapped_macs) {
     fresh_simulation();
     if (!test::have_tshark()) GTEST_SKIP() << "tshark is not installed: capture not decoded";
     pktgen_model_params p;
     for (const auto& l : sample03_commands("-n 64 -m 00:04:9f:aa:bb:cc")) apply_pktgen_command(p.cmd, l);
+    apply_pktgen_command(p.cmd, "flag UDPCSUM");
     p.dev = {{0x00, 0x04, 0x9f, 0x00, 0x00, 0x02}, 0xc6120001};
     p.rx_enabled = true;
     pktgen gen("gen", p);
@@ -235,21 +394,31 @@ TEST(pcap, real_link_capture_shows_both_directions_with_swapped_macs) {
     wire.bind(reflector, gen);  // side a: the reflector (DUT stand-in), side b: the generator
     gen.connect(wire.end_b());
     reflector.reflect_to(wire.end_a());
-    const std::string path = test::scratch_path("both.pcap");
+    const std::string path = test::scratch_path("both.pcapng");
     {
         pcap_writer cap(path);
-        wire.add_tap([&](int, const net::frame& f, sc_time start, sc_time) { cap.write(f, start); });
+        wire.add_tap([&](int direction, const net::frame& f, sc_time start, sc_time) { cap.write(f, start, direction); });
         sc_core::sc_start(1, sc_core::SC_MS);
         EXPECT_EQ(cap.frames(), 128u);
+        EXPECT_EQ(cap.frames(pcap_writer::dut_tx), 64u);
+        EXPECT_EQ(cap.frames(pcap_writer::dut_rx), 64u);
     }
     EXPECT_EQ(gen.stats().rx_frames, 64u);
     EXPECT_EQ(gen.rx_analysis().stats().macs_swapped, 64u);
     std::string err;
-    const std::string out = test::run("tshark -n -r " + path + " -o udp.check_checksum:TRUE -T fields -e eth.src -e eth.dst -e ip.proto -e pktgen.seqnum | sort | uniq -c", &err);
-    // Two bursts of 32 (sequence numbers 1 and 33) each way.
-    for (const char* line : {"32 00:04:9f:00:00:02\t00:04:9f:aa:bb:cc\t17\t1\n", "32 00:04:9f:00:00:02\t00:04:9f:aa:bb:cc\t17\t33\n",
-                             "32 00:04:9f:aa:bb:cc\t00:04:9f:00:00:02\t17\t1\n", "32 00:04:9f:aa:bb:cc\t00:04:9f:00:00:02\t17\t33\n"})
+    const std::string out = test::run("tshark -n -r " + path +
+                                      " -o ip.check_checksum:TRUE -o udp.check_checksum:TRUE -T fields -e frame.interface_id"
+                                      " -e frame.interface_name -e eth.src -e eth.dst -e ip.proto -e ip.checksum.status"
+                                      " -e udp.checksum.status -e pktgen.seqnum | sort | uniq -c",
+                                      &err);
+    // Two bursts of 32 (sequence numbers 1 and 33) each way; checksum status 1 = good. The
+    // reflector (side a, the DUT) transmits on dut-tx with the MACs swapped.
+    for (const char* line : {"32 0\tdut-tx\t00:04:9f:aa:bb:cc\t00:04:9f:00:00:02\t17\t1\t1\t1\n",
+                             "32 0\tdut-tx\t00:04:9f:aa:bb:cc\t00:04:9f:00:00:02\t17\t1\t1\t33\n",
+                             "32 1\tdut-rx\t00:04:9f:00:00:02\t00:04:9f:aa:bb:cc\t17\t1\t1\t1\n",
+                             "32 1\tdut-rx\t00:04:9f:00:00:02\t00:04:9f:aa:bb:cc\t17\t1\t1\t33\n"})
         EXPECT_NE(out.find(line), std::string::npos) << line << " missing in\n" << out;
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 4) << out;
     if (err.rfind("Running as user", 0) == 0) err.erase(0, err.find('\n') + 1);  // tshark's note when run as root
     EXPECT_EQ(err, "") << "tshark warnings";
 }
