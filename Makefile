@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS  ?= $(shell nproc)
 EXPERIMENT ?= configs/experiments/imx8mp-xdp-tx.json
 
-.PHONY: deps configure build run test bench clean
+.PHONY: deps configure build run table test bench clean
 
 deps:
 	@scripts/install-deps.sh
@@ -16,6 +16,10 @@ build: configure
 
 run: build
 	@scripts/run-headline.sh $(BUILD)/fecsim $(EXPERIMENT)
+
+# Every published row (calibration and prediction): a few minutes.
+table: build
+	@scripts/run-headline.sh $(BUILD)/fecsim all
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
-# `make run`: runs the headline experiment's rows of scripts/published.tsv and prints
-# simulated vs measured. Usage: run-headline.sh FECSIM [EXPERIMENT]
+# Runs rows of scripts/published.tsv and prints simulated vs measured.
+# Usage: run-headline.sh FECSIM [EXPERIMENT | all]   (default: the E1 experiment)
 set -euo pipefail
 fecsim=$1
-experiment=${2:-configs/experiments/imx8mp-xdp-tx.json}
+which=${2:-configs/experiments/imx8mp-xdp-tx.json}
 here=$(cd "$(dirname "$0")" && pwd)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-printf '%-14s %-26s %14s %14s %8s  %s\n' row metric simulated measured error kind
+printf '%-22s %-22s %12s %12s %8s  %s\n' row metric simulated measured error kind
 grep -v '^#' "$here/published.tsv" | while IFS=$'\t' read -r id exp sets metric measured kind; do
-  [ "$exp" = "$experiment" ] || continue
+  [ "$which" = all ] || [ "$exp" = "$which" ] || continue
   args=()
-  for s in $sets; do args+=(--set "$s"); done
-  "$fecsim" run "$exp" "${args[@]}" --quiet --out "$out/$id.json"
+  [ "$sets" = - ] || for s in $sets; do args+=(--set "$s"); done
+  "$fecsim" run "$exp" ${args[@]+"${args[@]}"} --quiet --out "$out/$id.json"
   python3 - "$out/$id.json" "$metric" "$measured" "$id" "$kind" <<'PY'
 import json, sys
 path, metric, measured, row, kind = sys.argv[1:]
@@ -23,6 +23,6 @@ for part in metric.split('.'):
 sim = f"{node:,.0f}" if isinstance(node, (int, float)) else "n/a"
 err = "" if measured == "-" or not isinstance(node, (int, float)) else f"{100.0 * (node / float(measured) - 1):+.1f}%"
 meas = "held out" if measured == "-" else f"{int(measured):,}"
-print(f"{row:<14} {metric:<26} {sim:>14} {meas:>14} {err:>8}  {kind}")
+print(f"{row:<22} {metric:<22} {sim:>12} {meas:>12} {err:>8}  {kind}")
 PY
 done
