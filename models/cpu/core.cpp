@@ -187,7 +187,9 @@ const mem::region& core::region_of(addr_t a, size_t len) const {
 
 void core::exec(uint64_t instructions) {
     stats_.instructions += instructions;
-    charge(cost::compute, cycles(static_cast<double>(instructions) * p_.cpi));
+    exec_cost& c = exec_costs_[instructions % exec_costs_.size()];
+    if (c.instructions != instructions) c = {instructions, cycles(static_cast<double>(instructions) * p_.cpi)};
+    charge(cost::compute, c.t);
     maybe_sync();
 }
 

@@ -203,6 +203,13 @@ private:
     double period_ns_;
     sc_core::sc_time l1_hit_, l2_hit_, evict_wb_, posted_, dmb_, dsb_, maint_absent_, maint_clean_, maint_dirty_;
     sc_core::sc_time irq_entry_, irq_exit_, outer_line_, outer_sync_;
+    // exec() costs by instruction count: code paths repeat a few dozen counts, and building an
+    // sc_time from a double is a library call (same value as cycles(), computed once per count).
+    struct exec_cost {
+        uint64_t instructions = ~0ull;
+        sc_core::sc_time t;
+    };
+    std::array<exec_cost, 128> exec_costs_{};
     unsigned shift_;
     tlm_utils::tlm_quantumkeeper qk_;
     std::function<void(core_api&)> firmware_;

@@ -865,8 +865,9 @@ void enet::tx_send(tx_entry& e) {
         return;
     }
     const double mbps = wire_->speed_mbps();
+    if (mbps != ifg_mbps_) ifg_mbps_ = mbps, ifg_time_ = sc_time(net::ifg_bytes * 8 * 1e3 / mbps, SC_NS);
     const sc_time free_at = wire_->send(std::move(e.f));
-    e.end = free_at - sc_time(net::ifg_bytes * 8 * 1e3 / mbps, SC_NS);  // last bit, before the IFG
+    e.end = free_at - ifg_time_;  // last bit, before the IFG
 }
 
 // After the frame's last bit: clear R, write the descriptors back, TXF/TXB.

@@ -226,6 +226,8 @@ private:
     std::array<bool, max_queues> tx_halted_{};
     unsigned tx_rr_ = 0;
     sc_core::sc_time pause_until_;
+    double ifg_mbps_ = 0;            // line rate ifg_time_ was computed for
+    sc_core::sc_time ifg_time_;      // the inter-frame gap at that rate
     bool gra_pending_ = false;
     sc_core::sc_event tx_ev_;
 

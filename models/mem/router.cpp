@@ -51,6 +51,7 @@ void router::add_region(const region& r) {
     const auto i = pos - regions_.begin();
     regions_.insert(pos, r);
     region_target_.insert(region_target_.begin() + i, t);
+    region_latency_.insert(region_latency_.begin() + i, sc_core::sc_time(r.latency_ns, sc_core::SC_NS));
     last_ = nullptr;
 }
 
@@ -72,9 +73,10 @@ void router::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& de
         gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
         return;
     }
-    delay += sc_core::sc_time(r->latency_ns, sc_core::SC_NS);
+    const size_t i = static_cast<size_t>(r - regions_.data());
+    delay += region_latency_[i];
     gp.set_address(addr - r->base + r->offset);
-    out[region_target_[r - regions_.data()]]->b_transport(gp, delay);
+    out[region_target_[i]]->b_transport(gp, delay);
     gp.set_address(addr);
 }
 

@@ -63,6 +63,7 @@ private:
     std::vector<std::string> targets_;
     std::vector<region> regions_;      // sorted by base
     std::vector<int> region_target_;   // port index per region
+    std::vector<sc_core::sc_time> region_latency_;  // latency_ns per region, built once (hot path)
     mutable const region* last_ = nullptr;
     uint64_t address_errors_ = 0;
 };
