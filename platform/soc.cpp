@@ -133,8 +133,9 @@ void soc::build_network(const config& cfg, const soc_options& opt) {
 
     if (!opt.pcap_path.empty()) {
         capture_ = std::make_unique<traffic::pcap_writer>(opt.pcap_path);
-        dut_link.add_tap([this](int, const net::frame& f, sc_core::sc_time start, sc_core::sc_time) {
-            capture_->write(f, start);
+        // The DUT is side a of its link, so the link's direction is the capture interface.
+        dut_link.add_tap([this](int direction, const net::frame& f, sc_core::sc_time start, sc_core::sc_time) {
+            capture_->write(f, start, direction);
         });
     }
 }

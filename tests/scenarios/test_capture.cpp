@@ -1,4 +1,4 @@
-// The DUT's wire captured with --pcap and decoded by tshark: xdp2 sends back UDP frames with
+// The DUT's wire captured with --pcap (pcapng, one interface per direction) and decoded by tshark: xdp2 sends back UDP frames with
 // the MACs swapped relative to the ones it received.
 #include <gtest/gtest.h>
 
@@ -32,7 +32,7 @@ TEST(capture, xdp2_returns_udp_frames_with_swapped_macs) {
     ASSERT_EQ(std::system(run.c_str()), 0);
     const fs::path err = pcap.string() + ".err";
     const std::string fields = capture("tshark -r " + pcap.string() +
-                                       " -T fields -e eth.src -e eth.dst -e ip.proto -e pktgen.seqnum 2>" + err.string());
+                                       " -T fields -e frame.interface_name -e eth.src -e eth.dst -e ip.proto -e pktgen.seqnum 2>" + err.string());
     // tshark's only remark may be its notice about running as root; anything else is a problem
     // with the capture.
     const std::string remarks = capture("grep -v 'Running as user' " + err.string() + " || true");
@@ -44,9 +44,11 @@ TEST(capture, xdp2_returns_udp_frames_with_swapped_macs) {
     std::map<std::string, std::pair<std::string, std::string>> received;  // seq -> (src, dst) towards the DUT
     int to_dut = 0, from_dut = 0, swapped = 0;
     std::istringstream in(fields);
-    std::string src, dst, proto, seq;
-    while (in >> src >> dst >> proto >> seq) {
+    std::string iface, src, dst, proto, seq;
+    while (in >> iface >> src >> dst >> proto >> seq) {
         EXPECT_EQ(proto, "17");
+        // One capture interface per direction of the DUT's wire.
+        EXPECT_EQ(iface, dst == dut ? "dut-rx" : "dut-tx");
         if (dst == dut) {
             ++to_dut;
             received[seq] = {src, dst};
