@@ -16,7 +16,7 @@
 namespace {
 
 constexpr const char* usage =
-    "usage: fecsim run CONFIG.json [--set dotted.key=value ...] [--out result.json] [--pcap wire.pcap] [--quiet]\n"
+    "usage: fecsim run CONFIG.json [--set dotted.key=value ...] [--out result.json] [--pcap wire.pcapng] [--quiet]\n"
     "       fecsim validate CONFIG.json [--set dotted.key=value ...]\n"
     "       fecsim list\n";
 
