@@ -13,9 +13,11 @@ void e1(benchmark::State& state, const char* variant) {
     const fecsim::config cfg = fecsim::config::load(
         FECSIM_SOURCE_CONFIG_DIR "/experiments/imx8mp-xdp-tx.json",
         {std::string("driver.xdp_tx_variant=") + variant, "warmup_s=0", "duration_s=" + std::to_string(simulated_s)});
+    fecsim::run_options quiet;
+    quiet.quiet = true;
     double packets = 0, events = 0;
     for (auto _ : state) {
-        const nlohmann::json r = fecsim::run_simulation(cfg, {"", true});
+        const nlohmann::json r = fecsim::run_simulation(cfg, quiet);
         packets += r["dut"]["packets"].get<double>();
         events += r["sim"]["kernel_events"].get<double>();
     }

@@ -16,7 +16,8 @@
 namespace {
 
 constexpr const char* usage =
-    "usage: fecsim run CONFIG.json [--set dotted.key=value ...] [--out result.json] [--pcap wire.pcapng] [--quiet]\n"
+    "usage: fecsim run CONFIG.json [--set dotted.key=value ...] [--out result.json] [--pcap wire.pcapng]\n"
+    "                  [--trace trace.json] [--quiet]\n"
     "       fecsim validate CONFIG.json [--set dotted.key=value ...]\n"
     "       fecsim list\n";
 
@@ -25,7 +26,7 @@ struct bad_usage {
 };
 
 struct options {
-    std::string command, config_path, out_path, pcap_path;
+    std::string command, config_path, out_path, pcap_path, trace_path;
     std::vector<std::string> sets;
     bool quiet = false;
 };
@@ -50,6 +51,7 @@ options parse(int argc, char** argv) {
         if (is("--set")) o.sets.push_back(value("--set"));
         else if (takes_run_options && is("--out")) o.out_path = value("--out");
         else if (takes_run_options && is("--pcap")) o.pcap_path = value("--pcap");
+        else if (takes_run_options && is("--trace")) o.trace_path = value("--trace");
         else if (takes_run_options && a == "--quiet") o.quiet = true;
         else if (a.rfind("-", 0) == 0) throw bad_usage{"unknown option '" + a + "' for " + o.command};
         else if (o.config_path.empty()) o.config_path = a;
@@ -118,7 +120,7 @@ int main(int argc, char** argv) {
     }
 
     try {
-        const nlohmann::json result = fecsim::run_simulation(*cfg, {o.pcap_path, o.quiet});
+        const nlohmann::json result = fecsim::run_simulation(*cfg, {o.pcap_path, o.trace_path, o.quiet});
         if (!o.out_path.empty()) fecsim::write_result(o.out_path, result);
         if (!o.quiet) {
             const std::string summary = result["generator"].value("final_summary", "");

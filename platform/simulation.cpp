@@ -19,7 +19,7 @@ nlohmann::json run_simulation(const config& cfg, const run_options& opt) {
     sim_stats::kernel_events = 0;
     const auto wall_start = std::chrono::steady_clock::now();
 
-    soc chip(cfg, soc_options{opt.pcap_path});
+    soc chip(cfg, soc_options{opt.pcap_path, opt.trace_path});
     // Live output covers the measurement window, as the modelled tool started with it would.
     live_monitor monitor("live", [&](double interval_s) { return chip.live_lines(interval_s); }, warmup_s,
                          warmup_s + duration_s, opt.quiet);

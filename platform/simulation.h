@@ -8,7 +8,8 @@
 namespace fecsim {
 
 struct run_options {
-    std::string pcap_path;  // capture of the DUT's wire, empty = none
+    std::string pcap_path;   // capture of the DUT's wire, empty = none
+    std::string trace_path;  // timeline of the measurement window, empty = none
     bool quiet = false;     // no live output
 };
 

@@ -131,6 +131,12 @@ void soc::build_network(const config& cfg, const soc_options& opt) {
         switch_->attach(1, gen_link.end_b());
     }
 
+    if (!opt.trace_path.empty()) {
+        trace_ = std::make_unique<trace_writer>(opt.trace_path);
+        dut_link.add_tap([this](int direction, const net::frame& f, sc_core::sc_time start, sc_core::sc_time end) {
+            trace_->frame(direction, f, start, end);
+        });
+    }
     if (!opt.pcap_path.empty()) {
         capture_ = std::make_unique<traffic::pcap_writer>(opt.pcap_path);
         // The DUT is side a of its link, so the link's direction is the capture interface.
@@ -175,8 +181,10 @@ void soc::build_firmware(const config& cfg) {
     p.apply_driver_config(cfg.view("driver"));
     xdp_prog_ = p.xdp_prog;
 
+    cpu::core_api* host = core_.get();
+    if (trace_) host = (traced_core_ = std::make_unique<tracing_core>(*core_, *trace_)).get();
     try {
-        system_ = std::make_unique<firmware::linux_system>(*core_, p);
+        system_ = std::make_unique<firmware::linux_system>(*host, p);
     } catch (const std::invalid_argument& e) {
         throw cfg.error_at("/driver", e.what());
     }
@@ -210,6 +218,7 @@ std::vector<std::string> soc::live_lines(double interval_s) {
 }
 
 void soc::reset_stats() {
+    if (trace_) trace_->start();
     ddr_base_ = ddr_->stats();
     checker_->reset_stats();
     core_->reset_stats();

@@ -16,6 +16,7 @@
 #include "models/net/link.h"
 #include "firmware/system.h"
 #include "platform/config.h"
+#include "platform/trace.h"
 #include "traffic/generator.h"
 #include "traffic/pcap_writer.h"
 
@@ -29,7 +30,8 @@
 namespace fecsim {
 
 struct soc_options {
-    std::string pcap_path;  // capture of the DUT's wire (both directions), empty = none
+    std::string pcap_path;   // capture of the DUT's wire (both directions), empty = none
+    std::string trace_path;  // timeline of the measurement window, empty = none
 };
 
 class soc {
@@ -77,6 +79,8 @@ private:
     std::vector<std::unique_ptr<net::link>> links_;  // [0] is the DUT's own link
     std::unique_ptr<net::eth_switch> switch_;
     std::unique_ptr<traffic::pcap_writer> capture_;
+    std::unique_ptr<trace_writer> trace_;
+    std::unique_ptr<tracing_core> traced_core_;  // what the firmware talks to under --trace
 
     std::unique_ptr<firmware::linux_system> system_;
     std::string xdp_prog_;

@@ -105,6 +105,31 @@ TEST(cli, same_config_and_seed_give_the_same_result_bytes) {
     fs::remove_all(dir);
 }
 
+TEST(cli, trace_is_a_chrome_trace_of_firmware_spans_and_wire_frames) {
+    const std::string path = fs::temp_directory_path().string() + "/fecsim-trace-" + std::to_string(::getpid()) + ".json";
+    ASSERT_EQ(run("run " + experiment + " --quiet --set warmup_s=0.001 --set duration_s=0.0005 --trace " + path).status, 0);
+    std::ifstream in(path);
+    const auto trace = nlohmann::json::parse(in);
+    fs::remove(path);
+    int begins = 0, ends = 0, rx_queue = 0, frames_tx = 0, frames_rx = 0;
+    double first_span = 1e30;
+    for (const auto& e : trace.at("traceEvents")) {
+        const std::string ph = e.at("ph");
+        if (ph == "B") {
+            ++begins;
+            rx_queue += e.at("name") == "fec_enet_rx_queue";
+            first_span = std::min(first_span, e.at("ts").get<double>());
+        }
+        ends += ph == "E";
+        if (ph == "X") ++(e.at("tid") == 1 ? frames_tx : frames_rx);
+    }
+    EXPECT_GT(rx_queue, 0);
+    EXPECT_LE(begins - ends, 16);            // only spans still open at the end
+    EXPECT_GE(first_span, 1000.0);           // recording starts after the 1 ms warm-up
+    EXPECT_GT(frames_tx, 100);
+    EXPECT_GT(frames_rx, 100);
+}
+
 TEST(cli, unwritable_result_file_is_refused_before_simulating) {
     const outcome o = run("run " + experiment + " --set duration_s=0.001 --out /nonexistent/dir/r.json");
     EXPECT_EQ(o.status, 2);

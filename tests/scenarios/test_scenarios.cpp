@@ -16,12 +16,17 @@ namespace {
 
 using nlohmann::json;
 const std::string e1 = std::string(FECSIM_SOURCE_CONFIG_DIR) + "/experiments/imx8mp-xdp-tx.json";
+const run_options quiet = [] {
+    run_options o;
+    o.quiet = true;
+    return o;
+}();
 
 // Runs `experiment` with `sets` for a short window; the live output is off.
 json run(const std::string& experiment, std::vector<std::string> sets, double duration_s = 0.02) {
     sets.push_back("warmup_s=0.005");
     sets.push_back("duration_s=" + std::to_string(duration_s));
-    return run_simulation(config::load(experiment, sets), {"", true});
+    return run_simulation(config::load(experiment, sets), quiet);
 }
 
 json run_e1(std::vector<std::string> sets, double duration_s = 0.02) { return run(e1, std::move(sets), duration_s); }
