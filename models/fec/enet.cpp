@@ -434,7 +434,7 @@ uint64_t enet::mac_address() const {
     return uint64_t(regs_.get(PALR)) << 16 | (regs_.get(PAUR) >> 16);
 }
 
-mib_frame enet::describe(const net::frame& f) const {
+mib_frame enet::describe(const net::frame& f, bool fcs_appended) const {
     mib_frame m;
     m.bytes = f.size();
     if (f.size() >= net::mac_bytes) {
@@ -442,7 +442,7 @@ mib_frame enet::describe(const net::frame& f) const {
         m.broadcast = std::all_of(d, d + net::mac_bytes, [](uint8_t b) { return b == 0xFF; });
         m.multicast = !m.broadcast && (d[0] & 1);
     }
-    m.fcs_ok = net::fcs_ok(f);
+    m.fcs_ok = fcs_appended || net::fcs_ok(f);
     m.pause = f.size() >= 16 && std::memcmp(f.data(), pause_dst, net::mac_bytes) == 0 &&
               be16(f.data() + 12) == ethertype_mac_control && be16(f.data() + 14) == mac_control_pause;
     return m;
@@ -840,6 +840,7 @@ bool enet::tx_fetch_ring(unsigned q, tx_entry& e, sc_time& delay) {
         if (f->size() < min_payload_frame) f->bytes.resize(min_payload_frame, 0);
         net::append_fcs(*f);
     }
+    e.fcs_appended = add_crc;
     e.ring = q;
     e.bytes = f->size();
     e.f = std::move(f);
@@ -851,7 +852,7 @@ bool enet::tx_fetch_ring(unsigned q, tx_entry& e, sc_time& delay) {
 void enet::tx_send(tx_entry& e) {
     const sc_time now = sc_core::sc_time_stamp();
     const net::frame& f = *e.f;
-    mib_frame m = describe(f);
+    mib_frame m = describe(f, e.fcs_appended);
     m.pause = false;
     mib_.count_tx(m, (regs_.get(RCR) >> RCR_MAX_FL_SHIFT) & RCR_MAX_FL_MASK);
     ++stats_.tx_frames;

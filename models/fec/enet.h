@@ -173,6 +173,7 @@ private:
         size_t bytes = 0;
         sc_core::sc_time ready, end;
         bool sent = false;
+        bool fcs_appended = false;  // the MAC appended the FCS (TC set, no CRCFWD)
         std::vector<rx_wb> bds;  // descriptors of the frame (capacity kept across reuse)
     };
     void tx_method();
@@ -192,7 +193,8 @@ private:
     void frame_interrupt(bool rx, unsigned ring, const sc_core::sc_time& at);
     double coalesce_clock_mhz(uint32_t ic_reg) const;
     void count_mib_tx(const net::frame& f, bool pause);
-    mib_frame describe(const net::frame& f) const;
+    // `fcs_appended`: the MAC computed the FCS over these very bytes (no need to check it).
+    mib_frame describe(const net::frame& f, bool fcs_appended = false) const;
     uint64_t mac_address() const;
 
     enet_params p_;

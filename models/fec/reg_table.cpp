@@ -13,16 +13,8 @@ reg& reg_table::add(const std::string& name, uint32_t offset, uint32_t reset, re
     return regs_.back();
 }
 
-reg* reg_table::find(uint32_t offset) {
-    if (offset % 4 || offset / 4 >= index_.size()) return nullptr;
-    const int i = index_[offset / 4];
-    return i < 0 ? nullptr : &regs_[i];
-}
-
-reg& reg_table::at(uint32_t offset) {
-    reg* r = find(offset);
-    if (!r) throw std::logic_error("reg_table: no register at offset " + std::to_string(offset));
-    return *r;
+void reg_table::undeclared(uint32_t offset) {
+    throw std::logic_error("reg_table: no register at offset " + std::to_string(offset));
 }
 
 bool reg_table::read(uint32_t offset, uint32_t& v) {

@@ -37,9 +37,18 @@ public:
     reg& add(const std::string& name, uint32_t offset, uint32_t reset, reg_access access = reg_access::rw,
              uint32_t mask = 0xFFFFFFFFu);
 
-    reg* find(uint32_t offset);
+    // Inline: the engines read several registers per frame.
+    reg* find(uint32_t offset) {
+        if (offset % 4 || offset / 4 >= index_.size()) return nullptr;
+        const int i = index_[offset / 4];
+        return i < 0 ? nullptr : &regs_[i];
+    }
     const reg* find(uint32_t offset) const { return const_cast<reg_table*>(this)->find(offset); }
-    reg& at(uint32_t offset);  // throws std::logic_error when undeclared (a model bug)
+    reg& at(uint32_t offset) {  // throws std::logic_error when undeclared (a model bug)
+        reg* r = find(offset);
+        if (!r) undeclared(offset);
+        return *r;
+    }
     const reg& at(uint32_t offset) const { return const_cast<reg_table*>(this)->at(offset); }
     uint32_t get(uint32_t offset) const { return at(offset).value; }
     void set(uint32_t offset, uint32_t v) { at(offset).value = v; }
@@ -54,6 +63,7 @@ public:
     const std::vector<reg>& regs() const { return regs_; }
 
 private:
+    [[noreturn]] static void undeclared(uint32_t offset);
     std::vector<reg> regs_;
     std::vector<int> index_;  // offset / 4 -> position in regs_, -1 when none
 };
