@@ -1,5 +1,7 @@
 #include "models/cpu/coherency_tap.h"
 
+#include "models/sim_time.h"
+
 namespace fecsim::cpu {
 
 coherency_tap::coherency_tap(sc_core::sc_module_name name, coherency_checker& checker)
@@ -11,7 +13,7 @@ coherency_tap::coherency_tap(sc_core::sc_module_name name, coherency_checker& ch
 }
 
 void coherency_tap::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-    const sc_core::sc_time at = sc_core::sc_time_stamp() + delay;
+    const sc_core::sc_time at = sim_time() + delay;
     out->b_transport(gp, delay);
     if (!gp.is_response_ok() || !(gp.is_read() || gp.is_write())) return;
     ++(gp.is_write() ? writes_ : reads_);

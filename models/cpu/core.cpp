@@ -5,6 +5,7 @@
 
 #include "models/cpu/coherency.h"
 #include "models/sim_stats.h"
+#include "models/sim_time.h"
 #include "platform/config.h"
 
 #include <algorithm>
@@ -323,7 +324,7 @@ cache::line* core::fill_l1(uint64_t la, fill_group& g) {
         ++stats_.l2_misses;
         // The request passes the L2 lookup, then reads the line from DDR through the bus.
         const sc_time issue = qk_.get_local_time() + l2_hit_;
-        const sc_time done = sc_core::sc_time_stamp() +
+        const sc_time done = sim_time() +
                              bus(tlm::TLM_READ_COMMAND, la << shift_, scratch_.data(), p_.line_bytes, issue);
         g.done = std::max(g.done, done);
         if (++g.n == p_.miss_overlap) {
@@ -377,7 +378,7 @@ sc_time core::writeback(uint64_t la, uint8_t flags, uint16_t fn) {
     if (tracking_) checker_->cpu_writeback(*this, la, flags, fn);
     // Bytes always live in DDR: the write-back rewrites what memory holds, for its timing.
     functional(la << shift_, scratch_.data(), p_.line_bytes, false);
-    return sc_core::sc_time_stamp() +
+    return sim_time() +
            bus(tlm::TLM_WRITE_COMMAND, la << shift_, scratch_.data(), p_.line_bytes, qk_.get_local_time());
 }
 
@@ -564,7 +565,7 @@ void core::make_room(cost c) {
 void core::posted_write(addr_t a, const void* src, size_t len, cost c) {
     make_room(c);
     const sc_time done =
-        sc_core::sc_time_stamp() + bus(tlm::TLM_WRITE_COMMAND, a, const_cast<void*>(src), len, qk_.get_local_time());
+        sim_time() + bus(tlm::TLM_WRITE_COMMAND, a, const_cast<void*>(src), len, qk_.get_local_time());
     wbuf_[(wbuf_head_ + wbuf_count_++) % wbuf_.size()] = done;
     posted_done_ = std::max(posted_done_, done);
     charge(c, posted_);
@@ -609,12 +610,12 @@ int core::wait_for_irq() {
     sync();
     int line = pending_irq();
     if (line < 0) {
-        const sc_time start = sc_core::sc_time_stamp();
+        const sc_time start = sim_time();
         do {
             wait(irq_event_);
             sim_stats::count_event();
         } while ((line = pending_irq()) < 0);
-        const sc_time idle = sc_core::sc_time_stamp() - start;
+        const sc_time idle = sim_time() - start;
         total_[static_cast<size_t>(cost::idle)] += idle;
         fn_time_[cur_][static_cast<size_t>(cost::idle)] += idle;
         qk_.reset();
@@ -639,8 +640,12 @@ void core::irq_return() {
 // Attribution and statistics
 
 void core::enter(const char* function) {
-    auto it = fn_ids_.find(function);
-    const uint16_t f = it != fn_ids_.end() ? it->second : (fn_ids_[function] = function_id(function));
+    fn_slot& slot = fn_cache_[(reinterpret_cast<uintptr_t>(function) * 0x9e3779b97f4a7c15ull) >> 56];
+    if (slot.name != function) {
+        auto it = fn_ids_.find(function);
+        slot = {function, it != fn_ids_.end() ? it->second : (fn_ids_[function] = function_id(function))};
+    }
+    const uint16_t f = slot.id;
     if (f >= fn_time_.size()) fn_time_.resize(f + 1), fn_calls_.resize(f + 1);
     stack_.push_back(cur_);
     cur_ = f;

@@ -8,6 +8,7 @@
 #include "models/cpu/cache.h"
 #include "models/cpu/core_api.h"
 #include "models/mem/router.h"
+#include "models/sim_time.h"
 
 #include <nlohmann/json.hpp>
 #include <systemc>
@@ -211,7 +212,17 @@ private:
     };
     std::array<exec_cost, 128> exec_costs_{};
     unsigned shift_;
-    tlm_utils::tlm_quantumkeeper qk_;
+    // The TLM quantum keeper with the time stamp read inline: need_sync() runs after every
+    // firmware step. Same decisions and sync points as tlm_quantumkeeper.
+    struct quantum_keeper : tlm_utils::tlm_quantumkeeper {
+        bool need_sync() const override { return sim_time() + m_local_time >= m_next_sync_point; }
+        sc_core::sc_time get_current_time() const override { return sim_time() + m_local_time; }
+        void reset() override {
+            m_local_time = sc_core::SC_ZERO_TIME;
+            m_next_sync_point = sim_time() + compute_local_quantum();
+        }
+    };
+    quantum_keeper qk_;
     std::function<void(core_api&)> firmware_;
 
     cache l1_;
@@ -247,6 +258,12 @@ private:
     uint16_t cur_ = 0;
     std::vector<uint16_t> stack_;
     std::unordered_map<const char*, uint16_t> fn_ids_;
+    // Direct-mapped front of fn_ids_: enter() runs several times per packet.
+    struct fn_slot {
+        const char* name = nullptr;
+        uint16_t id = 0;
+    };
+    std::array<fn_slot, 256> fn_cache_{};
     std::vector<std::array<sc_core::sc_time, cost_count>> fn_time_;
     std::vector<uint64_t> fn_calls_;
     std::array<sc_core::sc_time, cost_count> total_{};

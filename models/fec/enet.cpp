@@ -4,6 +4,7 @@
 
 #include "models/fec/checksum.h"
 #include "models/sim_stats.h"
+#include "models/sim_time.h"
 #include "platform/config.h"
 
 #include <algorithm>
@@ -120,7 +121,7 @@ void enet::declare_registers() {
         const uint32_t div = (regs_.get(MSCR) >> MSCR_MII_SPEED_SHIFT) & MSCR_MII_SPEED_MASK;
         if (div == 0) return;  // MDC off: the transfer never completes
         const double ns = p_.mdio_clock_mhz > 0 ? mdio_frame_bits * (div + 1) * 2 * 1e3 / p_.mdio_clock_mhz : 0;
-        schedule_eir(FEC_ENET_MII, sc_core::sc_time_stamp() + access_delay_ + sc_time(ns, SC_NS));
+        schedule_eir(FEC_ENET_MII, sim_time() + access_delay_ + sc_time(ns, SC_NS));
     };
     regs_.add("MSCR", MSCR, 0, reg_access::rw, 0x7FE);
     auto& mibc = regs_.add("MIBC", MIBC, MIBC_DIS | MIBC_IDLE, reg_access::rw, MIBC_DIS | MIBC_CLEAR);
@@ -130,7 +131,7 @@ void enet::declare_registers() {
         [this](reg&, uint32_t, uint32_t) { evaluate_flow_control(); };
     auto& tcr = regs_.add("TCR", TCR, 0, reg_access::rw, 0x3EF);
     tcr.on_read = [this](const reg& r) {
-        return r.value | (sc_core::sc_time_stamp() < pause_until_ ? TCR_RFC_PAUSE : 0);
+        return r.value | (sim_time() < pause_until_ ? TCR_RFC_PAUSE : 0);
     };
     tcr.on_write = [this](reg& r, uint32_t old, uint32_t) {
         if (r.value & TCR_TFC_PAUSE) {  // software-requested PAUSE, bit clears once sent
@@ -191,7 +192,7 @@ void enet::declare_registers() {
     // 1588 timer: storage only; CAPTURE latches the simulated time in ns into ATVR.
     regs_.add("ATCR", ATCR, 0).on_write = [this](reg& r, uint32_t, uint32_t) {
         if (r.value & ATCR_CAPTURE) {
-            regs_.set(ATVR, ns32(sc_core::sc_time_stamp() + access_delay_));
+            regs_.set(ATVR, ns32(sim_time() + access_delay_));
             r.value &= ~ATCR_CAPTURE;
         }
     };
@@ -345,7 +346,7 @@ void enet::raise(uint32_t bits) {
 }
 
 void enet::schedule_eir(uint32_t bits, const sc_time& at) {
-    const sc_time now = sc_core::sc_time_stamp();
+    const sc_time now = sim_time();
     if (at <= now) {
         raise(bits);
         return;
@@ -357,13 +358,13 @@ void enet::schedule_eir(uint32_t bits, const sc_time& at) {
 void enet::frame_interrupt(bool rx, unsigned q, const sc_time& at) {
     coalescer& c = rx ? rx_ic_[q] : tx_ic_[q];
     if (c.frame_done(at)) schedule_eir(rx ? rxf_bit[q] : txf_bit[q], at);
-    else if (c.timer_armed()) irq_ev_.notify(std::max(c.deadline() - sc_core::sc_time_stamp(), SC_ZERO_TIME));
+    else if (c.timer_armed()) irq_ev_.notify(std::max(c.deadline() - sim_time(), SC_ZERO_TIME));
 }
 
 // Raises delayed interrupts and expired coalescing timers.
 void enet::irq_method() {
     sim_stats::count_event();
-    const sc_time now = sc_core::sc_time_stamp();
+    const sc_time now = sim_time();
     uint32_t bits = 0;
     sc_time next = sc_core::SC_ZERO_TIME;
     bool have_next = false;
@@ -529,7 +530,7 @@ bool enet::address_accepted(const net::frame& f, bool& miss) {
 void enet::handle_pause_frame(const net::frame& f) {
     ++stats_.pause_frames_received;
     const uint16_t quanta = be16(f.data() + 16);
-    const sc_time now = sc_core::sc_time_stamp();
+    const sc_time now = sim_time();
     pause_until_ = now + pause_quantum() * double(quanta);
     if (quanta == 0) tx_ev_.notify(SC_ZERO_TIME);  // XON: waiting frames go at once
 }
@@ -558,7 +559,7 @@ void enet::rx_fifo_push(net::frame_ptr f, uint16_t flags) {
         return;
     }
     const unsigned q = classify(*f);
-    f->created = sc_core::sc_time_stamp() + rx_mac_latency_;  // ready for the uDMA (reused field)
+    f->created = sim_time() + rx_mac_latency_;  // ready for the uDMA (reused field)
     rx_level_ += f->size();
     rx_entry& e = rx_fifo_[(rx_head_ + rx_count_++) % rx_fifo_.size()];
     e.f = std::move(f);
@@ -577,7 +578,7 @@ void enet::rx_drop_no_descriptor(unsigned q) {
 // Starts the uDMA on the frame at the FIFO head, `delay` after now; frames without a
 // descriptor are dropped on the way.
 void enet::rx_start(sc_time delay) {
-    const sc_time now = sc_core::sc_time_stamp();
+    const sc_time now = sim_time();
     while (rx_count_ > 0 && !rx_busy_) {
         rx_entry& e = rx_fifo_[rx_head_];
         if (e.f->created > now + delay) delay = e.f->created - now;
@@ -601,7 +602,7 @@ bool enet::rx_dma_frame(rx_entry& e, sc_time& delay) {
         rx_drop_no_descriptor(q);
         return false;
     }
-    const sc_time now = sc_core::sc_time_stamp();
+    const sc_time now = sim_time();
     const bd_format fmt = format();
     const size_t bsz = bd_bytes(fmt);
     const net::frame& f = *e.f;
@@ -682,7 +683,7 @@ bool enet::rx_dma_frame(rx_entry& e, sc_time& delay) {
 void enet::rx_method() {
     sim_stats::count_event();
     if (!rx_busy_) return;
-    const sc_time now = sc_core::sc_time_stamp();
+    const sc_time now = sim_time();
     const bd_format fmt = format();
     rx_entry& e = rx_fifo_[rx_head_];
     const unsigned q = e.ring;
@@ -744,7 +745,7 @@ void enet::send_pause(uint16_t quanta) {
     b[14] = uint8_t(opcode >> 8), b[15] = uint8_t(opcode);
     b[16] = uint8_t(quanta >> 8), b[17] = uint8_t(quanta);
     net::append_fcs(*f);
-    f->created = sc_core::sc_time_stamp();
+    f->created = sim_time();
     count_mib_tx(*f, true);
     ++stats_.pause_frames_sent;
     if (wire_) wire_->send(std::move(f));
@@ -787,7 +788,7 @@ bool enet::tx_fetch(sc_time& delay) {
 // Fetches the descriptors of one frame of ring q and reads its buffers. False when the ring is
 // empty (TDAR self-clears) or on a bus error.
 bool enet::tx_fetch_ring(unsigned q, tx_entry& e, sc_time& delay) {
-    const sc_time now = sc_core::sc_time_stamp();
+    const sc_time now = sim_time();
     const bd_format fmt = format();
     const size_t bsz = bd_bytes(fmt);
     net::frame_ptr f = net::frame_pool::instance().get(0);
@@ -850,7 +851,7 @@ bool enet::tx_fetch_ring(unsigned q, tx_entry& e, sc_time& delay) {
 }
 
 void enet::tx_send(tx_entry& e) {
-    const sc_time now = sc_core::sc_time_stamp();
+    const sc_time now = sim_time();
     const net::frame& f = *e.f;
     mib_frame m = describe(f, e.fcs_appended);
     m.pause = false;
@@ -873,7 +874,7 @@ void enet::tx_send(tx_entry& e) {
 
 // After the frame's last bit: clear R, write the descriptors back, TXF/TXB.
 void enet::tx_complete(tx_entry& e, sc_time& delay) {
-    const sc_time now = sc_core::sc_time_stamp();
+    const sc_time now = sim_time();
     const bd_format fmt = format();
     for (size_t i = 0; i < e.bds.size(); ++i) {
         bd& d = e.bds[i].desc;
@@ -900,7 +901,7 @@ void enet::tx_complete(tx_entry& e, sc_time& delay) {
 
 void enet::tx_method() {
     sim_stats::count_event();
-    const sc_time now = sc_core::sc_time_stamp();
+    const sc_time now = sim_time();
     sc_time d = SC_ZERO_TIME;
     // 1. frames whose last bit has left: write-back
     while (tx_count_ > 0 && tx_q_[tx_head_].sent && tx_q_[tx_head_].end <= now) {
@@ -936,7 +937,7 @@ void enet::tx_method() {
 
 // Wakes the TX engine at its next step: end of the frame on the wire, or the start of the next.
 void enet::tx_schedule() {
-    const sc_time now = sc_core::sc_time_stamp();
+    const sc_time now = sim_time();
     bool have = false;
     sc_time next;
     auto consider = [&](const sc_time& t) {

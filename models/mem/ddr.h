@@ -7,6 +7,7 @@
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -56,6 +57,8 @@ private:
 
     ddr_params p_;
     sc_core::sc_time burst_time_, read_latency_, write_latency_;
+    // burst_time_ * n for the burst counts of lines and frames, computed once (same rounding).
+    std::array<sc_core::sc_time, 64> transfer_time_;
     sc_core::sc_time busy_until_ = sc_core::SC_ZERO_TIME;
     std::vector<std::unique_ptr<uint8_t[]>> chunks_;  // allocated on first touch
     ddr_stats stats_;

@@ -52,10 +52,17 @@ void router::add_region(const region& r) {
     regions_.insert(pos, r);
     region_target_.insert(region_target_.begin() + i, t);
     region_latency_.insert(region_latency_.begin() + i, sc_core::sc_time(r.latency_ns, sc_core::SC_NS));
+    spans_.insert(spans_.begin() + i, span{r.base, r.size});
     last_ = nullptr;
 }
 
 const region* router::decode(uint64_t addr) const {
+    if (spans_.size() <= linear_scan_max) {
+        // addr - base wraps to a huge value below base, so one compare covers both bounds.
+        for (size_t i = 0; i < spans_.size(); ++i)
+            if (addr - spans_[i].base < spans_[i].size) return &regions_[i];
+        return nullptr;
+    }
     if (last_ && last_->contains(addr)) return last_;
     auto it = std::upper_bound(regions_.begin(), regions_.end(), addr,
                                [](uint64_t a, const region& r) { return a < r.base; });

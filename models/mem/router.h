@@ -64,6 +64,13 @@ private:
     std::vector<region> regions_;      // sorted by base
     std::vector<int> region_target_;   // port index per region
     std::vector<sc_core::sc_time> region_latency_;  // latency_ns per region, built once (hot path)
+    // Compact copy of every region's range, in regions_ order: a platform has a handful of
+    // regions, and a linear scan of these beats chasing region objects on every access.
+    struct span {
+        uint64_t base, size;
+    };
+    std::vector<span> spans_;
+    static constexpr size_t linear_scan_max = 8;
     mutable const region* last_ = nullptr;
     uint64_t address_errors_ = 0;
 };

@@ -2,6 +2,7 @@
 #include "models/net/eth_switch.h"
 
 #include "models/sim_stats.h"
+#include "models/sim_time.h"
 #include "platform/config.h"
 
 #include <nlohmann/json.hpp>
@@ -100,7 +101,7 @@ eth_switch::eth_switch(sc_core::sc_module_name name, const switch_params& p, siz
 std::optional<size_t> eth_switch::learned_port(const uint8_t mac[mac_bytes]) const {
     const auto it = table_.find(mac48(mac));
     if (it == table_.end()) return std::nullopt;
-    if (aging_ > sc_core::SC_ZERO_TIME && sc_core::sc_time_stamp() - it->second.last_seen > aging_) return std::nullopt;
+    if (aging_ > sc_core::SC_ZERO_TIME && sim_time() - it->second.last_seen > aging_) return std::nullopt;
     return it->second.port;
 }
 
@@ -138,7 +139,7 @@ void eth_switch::receive(size_t in, frame_ptr f) {
         ++stats_.pause_received;
         if (p_.honour_pause) {
             // The timer restarts with every PAUSE; 0 quanta resumes at once (802.3 31B.3.1).
-            ps.paused_until = sc_core::sc_time_stamp() + pause_time(in, be16(f->data() + header_bytes + 2));
+            ps.paused_until = sim_time() + pause_time(in, be16(f->data() + header_bytes + 2));
             ps.wake.notify(sc_core::SC_ZERO_TIME);
         }
         return;
@@ -147,7 +148,7 @@ void eth_switch::receive(size_t in, frame_ptr f) {
     if (is_group(dst)) return flood(in, std::move(f));
     const auto it = table_.find(dst);
     const bool known = it != table_.end() &&
-                       (aging_ == sc_core::SC_ZERO_TIME || sc_core::sc_time_stamp() - it->second.last_seen <= aging_);
+                       (aging_ == sc_core::SC_ZERO_TIME || sim_time() - it->second.last_seen <= aging_);
     if (!known) return flood(in, std::move(f));
     if (it->second.port == in) {
         ++stats_.filtered;
@@ -158,7 +159,7 @@ void eth_switch::receive(size_t in, frame_ptr f) {
 }
 
 void eth_switch::learn(uint64_t mac, size_t port) {
-    const sc_time now = sc_core::sc_time_stamp();
+    const sc_time now = sim_time();
     const auto it = table_.find(mac);
     if (it != table_.end()) {
         it->second = {port, now};  // refresh, or a station that moved
@@ -188,7 +189,7 @@ void eth_switch::enqueue(size_t out, frame_ptr f, size_t ingress) {
                       !(p_.queue_bytes && ps.queue_bytes + n > p_.queue_bytes);
     const bool idle = ps.queue.empty();
     if (fits) {
-        ps.queue.push_back({std::move(f), sc_core::sc_time_stamp() + forwarding_latency_, ingress});
+        ps.queue.push_back({std::move(f), sim_time() + forwarding_latency_, ingress});
         ps.queue_bytes += n;
         ps.stats.max_queue_frames = std::max<uint64_t>(ps.stats.max_queue_frames, ps.queue.size());
         ps.stats.max_queue_bytes = std::max(ps.stats.max_queue_bytes, ps.queue_bytes);
@@ -212,7 +213,7 @@ void eth_switch::enqueue(size_t out, frame_ptr f, size_t ingress) {
 void eth_switch::run_port(size_t p) {
     sim_stats::count_event();
     port_state& ps = *ports_[p];
-    const sc_time now = sc_core::sc_time_stamp();
+    const sc_time now = sim_time();
     if (ps.tx->tx_free_at() > now) {
         if (ps.control || !ps.queue.empty()) ps.wake.notify(ps.tx->tx_free_at() - now);
         return;
@@ -248,7 +249,7 @@ void eth_switch::run_port(size_t p) {
 // through while the congestion lasts.
 void eth_switch::request_pause(size_t p) {
     port_state& ps = *ports_[p];
-    const sc_time now = sc_core::sc_time_stamp();
+    const sc_time now = sim_time();
     if (ps.pausing_peer && now < ps.pause_refresh_at) return;
     ps.pausing_peer = true;
     ps.pause_refresh_at = now + pause_time(p, uint16_t(p_.pause_quanta)) / 2.0;
@@ -270,7 +271,7 @@ void eth_switch::queue_control(size_t p, uint16_t quanta) {
     port_state& ps = *ports_[p];
     if (!ps.control) {
         ps.control = frame_pool::instance().get(min_frame_bytes - fcs_bytes);
-        ps.control->created = sc_core::sc_time_stamp();
+        ps.control->created = sim_time();
     } else {
         ps.control->bytes.resize(min_frame_bytes - fcs_bytes);
     }

@@ -2,6 +2,7 @@
 #include "models/net/link.h"
 
 #include "models/sim_stats.h"
+#include "models/sim_time.h"
 #include "platform/config.h"
 
 #include <nlohmann/json.hpp>
@@ -47,7 +48,7 @@ void link::bind(eth_sink& side_a, eth_sink& side_b) {
 sc_time link::end_point::send(frame_ptr f) {
     if (!f) throw std::invalid_argument(std::string(owner->name()) + ": send() of a null frame");
     if (!far) throw std::logic_error(std::string(owner->name()) + ": send() before bind()");
-    const sc_time now = sc_core::sc_time_stamp();
+    const sc_time now = sim_time();
     const sc_time start = std::max(now, free_at);
     const sc_time end = start + owner->byte_time_ * double(preamble_bytes + f->size());
     free_at = end + owner->byte_time_ * double(ifg_bytes);
@@ -61,7 +62,7 @@ sc_time link::end_point::send(frame_ptr f) {
 void link::deliver(int dir) {
     sim_stats::count_event();
     end_point& e = ends_[dir];
-    const sc_time now = sc_core::sc_time_stamp();
+    const sc_time now = sim_time();
     while (!e.wire.empty() && e.wire.front().arrive <= now) {
         in_flight x = e.wire.pop_front();
         const size_t n = x.f->size();
@@ -76,13 +77,13 @@ void link::deliver(int dir) {
 }
 
 double link::utilisation(int dir) const {
-    const sc_time window = sc_core::sc_time_stamp() - stats_since_;
+    const sc_time window = sim_time() - stats_since_;
     return window > sc_core::SC_ZERO_TIME ? ends_[dir].stats.busy / window : 0.0;
 }
 
 void link::reset_stats() {
     for (auto& e : ends_) e.stats = link_direction_stats{};
-    stats_since_ = sc_core::sc_time_stamp();
+    stats_since_ = sim_time();
 }
 
 void link::report(nlohmann::json& j) const {
