@@ -12,7 +12,7 @@ void e1(benchmark::State& state, const char* variant) {
     const double simulated_s = 0.05;
     const fecsim::config cfg = fecsim::config::load(
         FECSIM_SOURCE_CONFIG_DIR "/experiments/imx8mp-xdp-tx.json",
-        {std::string("driver.xdp_tx_variant=") + variant, "warmup_s=0", "duration_s=" + std::to_string(simulated_s)});
+        {std::string("driver.xdp_tx_variant=") + variant, "warmup_s=0.002", "duration_s=" + std::to_string(simulated_s)});
     fecsim::run_options quiet;
     quiet.quiet = true;
     double packets = 0, events = 0;

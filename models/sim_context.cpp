@@ -15,6 +15,8 @@ void fresh_simulation() {
     auto* ctx = new sc_core::sc_simcontext();
     sc_core::sc_curr_simcontext = ctx;
     sc_core::sc_default_global_context = ctx;
+    // SystemC's own notes ("Simulation stopped by user." after sc_stop) are not fecsim output.
+    sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
 }
 
 }  // namespace fecsim

@@ -206,12 +206,12 @@ private:
         const std::string type = s["type"];
         if (type == "number") {
             if (!v.is_number()) return error(p, "expected a number, got " + describe(v));
-            range(v.get<double>(), s, p);
+            range(v, s, p);
         } else if (type == "integer") {
             if (!v.is_number() || std::floor(v.get<double>()) != v.get<double>())
                 return error(p, "expected an integer, got " + describe(v));
             if (v.is_number_float()) v = static_cast<int64_t>(v.get<double>());
-            range(v.get<double>(), s, p);
+            range(v, s, p);
         } else if (type == "boolean") {
             if (!v.is_boolean()) return error(p, "expected true or false, got " + describe(v));
         } else if (type == "string") {
@@ -242,14 +242,15 @@ private:
         }
     }
 
-    void range(double x, const json& s, const std::string& p) {
+    void range(const json& v, const json& s, const std::string& p) {
+        const double x = v.get<double>();
         const bool lo = s.contains("min") && x < s["min"].get<double>();
         const bool hi = s.contains("max") && x > s["max"].get<double>();
         if (lo || hi) {
             std::string want = s.contains("min") && s.contains("max")
                 ? "a value in [" + s["min"].dump() + ", " + s["max"].dump() + "]"
                 : s.contains("min") ? "a value >= " + s["min"].dump() : "a value <= " + s["max"].dump();
-            error(p, "expected " + want + ", got " + json(x).dump());
+            error(p, "expected " + want + ", got " + v.dump());
         }
     }
 

@@ -4,6 +4,9 @@
 #include "platform/config.h"
 #include "platform/simulation.h"
 
+#include <systemc>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -61,6 +64,16 @@ options parse(int argc, char** argv) {
     return o;
 }
 
+// True when `path` can be written: an existing writable file, or a new file in a writable
+// directory. Checked before simulating, without creating anything.
+bool writable(const std::string& path) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (fs::exists(path, ec)) return ::access(path.c_str(), W_OK) == 0 && !fs::is_directory(path, ec);
+    const fs::path dir = fs::path(path).parent_path();
+    return ::access(dir.empty() ? "." : dir.c_str(), W_OK) == 0;
+}
+
 // `fecsim list`: the platform profiles and ready-to-run experiments shipped in configs/, and
 // the XDP programs `driver.xdp_prog` can load.
 int list_configs() {
@@ -106,6 +119,7 @@ int main(int argc, char** argv) {
     std::optional<fecsim::config> cfg;
     try {
         cfg = fecsim::config::load(o.config_path, o.sets);
+        if (o.command == "validate") fecsim::check_assembly(*cfg);
     } catch (const fecsim::config_error& e) {
         std::cerr << e.what() << '\n';
         return 2;
@@ -114,7 +128,7 @@ int main(int argc, char** argv) {
         std::cout << cfg->tree().dump(2) << '\n';
         return 0;
     }
-    if (!o.out_path.empty() && !std::ofstream(o.out_path, std::ios::app)) {
+    if (!o.out_path.empty() && !writable(o.out_path)) {
         std::cerr << o.out_path << ": cannot write result file\n";
         return 2;
     }
@@ -133,6 +147,11 @@ int main(int argc, char** argv) {
     } catch (const fecsim::config_error& e) {
         std::cerr << e.what() << '\n';
         return 2;
+    } catch (const sc_core::sc_report& e) {  // SystemC's wrapping of a model's exception: its message only
+        std::string msg = e.get_msg();
+        std::replace(msg.begin(), msg.end(), '\n', ' ');
+        std::cerr << "fecsim: simulation error: " << msg << '\n';
+        return 1;
     } catch (const std::exception& e) {
         std::cerr << "fecsim: simulation error: " << e.what() << '\n';
         return 1;

@@ -23,8 +23,8 @@ nlohmann::json run_simulation(const config& cfg, const run_options& opt) {
     // Live output covers the measurement window, as the modelled tool started with it would.
     live_monitor monitor("live", [&](double interval_s) { return chip.live_lines(interval_s); }, warmup_s,
                          warmup_s + duration_s, opt.quiet);
-    // A strict coherency stop leaves sc_start as an sc_report; finish() turns it back into
-    // the checker's own exception.
+    // A stop inside the simulation (a strict coherency violation, a firmware failure) leaves
+    // sc_start as an sc_report or through sc_stop; check() rethrows the original.
     auto advance = [&](double seconds) {
         try {
             sc_core::sc_start(sc_core::sc_time(seconds, sc_core::SC_SEC));
@@ -32,8 +32,14 @@ nlohmann::json run_simulation(const config& cfg, const run_options& opt) {
             chip.finish();
             throw;
         }
+        chip.check();
     };
     if (warmup_s > 0) advance(warmup_s);
+    // Statistics of a DUT that is still opening its interface would mix boot and steady state.
+    if (!chip.firmware_booted())
+        throw cfg.error_at("/warmup_s", "the driver is still opening the interface at the end of the warm-up (" +
+                                            sc_core::sc_time(warmup_s, sc_core::SC_SEC).to_string() +
+                                            "); use a longer warm-up");
     chip.reset_stats();
     const uint64_t events_at_window = sim_stats::kernel_events;
     advance(duration_s);
@@ -53,6 +59,11 @@ nlohmann::json run_simulation(const config& cfg, const run_options& opt) {
     };
     result["config"] = cfg.tree();
     return result;
+}
+
+void check_assembly(const config& cfg) {
+    fresh_simulation();
+    soc chip(cfg);
 }
 
 void write_result(const std::string& path, const nlohmann::json& result) {

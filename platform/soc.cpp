@@ -151,12 +151,22 @@ void soc::build_firmware(const config& cfg) {
     // The kernel's linear map is the first cacheable DDR range; dma_alloc_coherent uses the
     // first non-cacheable one; the driver's registers are the fec0 window.
     firmware::fec_instance eth0;
-    for (const mem::region& r : bus_->regions()) {
-        if (r.target == "ddr" && r.attr == mem::mem_attr::normal_cacheable && !p.mem.dram_size)
-            p.mem.dram_base = r.base, p.mem.dram_size = r.size;
-        if (r.target == "ddr" && r.attr == mem::mem_attr::normal_noncacheable && !p.mem.coherent_size)
-            p.mem.coherent_base = r.base, p.mem.coherent_size = r.size;
-        if (r.target == "fec0") eth0.hw.regs = r.base;
+    const auto& regions = cfg.view("mem").at("regions");
+    for (size_t i = 0; i < regions.size(); ++i) {
+        const auto& r = regions[i];
+        const std::string target = r.at("target"), attr = r.at("attribute");
+        const uint64_t base = parse_address(r.at("base")), size = parse_address(r.at("size_bytes"));
+        const std::string pointer = "/mem/regions/" + std::to_string(i) + "/size_bytes";
+        if (target == "ddr" && attr == "normal_cacheable" && !p.mem.dram_size)
+            p.mem.dram_base = base, p.mem.dram_size = size, dram_region_ = pointer;
+        if (target == "ddr" && attr == "normal_noncacheable" && !p.mem.coherent_size)
+            p.mem.coherent_base = base, p.mem.coherent_size = size, coherent_region_ = pointer;
+        if (target == "fec0") {
+            if (size < fec::enet_window_bytes)
+                throw cfg.error_at(pointer, "the FEC's registers need " + std::to_string(fec::enet_window_bytes) +
+                                                " bytes, the region has " + std::to_string(size));
+            eth0.hw.regs = base;
+        }
     }
     if (!p.mem.dram_size) throw cfg.error_at("/mem/regions", "no normal_cacheable DDR range for the kernel's memory");
     if (!p.mem.coherent_size)
@@ -188,7 +198,17 @@ void soc::build_firmware(const config& cfg) {
     } catch (const std::invalid_argument& e) {
         throw cfg.error_at("/driver", e.what());
     }
-    core_->set_firmware([this](cpu::core_api&) { system_->run(); });
+    // A failure inside the firmware stops the simulation and is rethrown by check(), with its
+    // own type (SystemC would wrap it into an sc_report).
+    core_->set_firmware([this](cpu::core_api&) {
+        try {
+            system_->run();
+        } catch (...) {
+            firmware_failure_ = std::current_exception();
+            sc_core::sc_stop();
+        }
+    });
+    cfg_ = &cfg;
 }
 
 std::vector<std::string> soc::live_lines(double interval_s) {
@@ -274,9 +294,21 @@ nlohmann::json soc::report(double window_s) const {
     return j;
 }
 
+void soc::check() const {
+    checker_->rethrow_if_stopped();
+    if (!firmware_failure_) return;
+    try {
+        std::rethrow_exception(firmware_failure_);
+    } catch (const firmware::memory_exhausted& e) {
+        const bool dram = e.where == firmware::memory_exhausted::pool::dram;
+        throw cfg_->error_at(dram ? dram_region_ : coherent_region_,
+                             std::string(e.what()) + " (the region is too small for the driver's rings and buffers)");
+    }
+}
+
 void soc::finish() {
     if (capture_) capture_->flush();
-    checker_->rethrow_if_stopped();
+    check();
 }
 
 }  // namespace fecsim

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include <array>
+#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,8 +46,13 @@ public:
     void reset_stats();
     // Model statistics for a measurement window of `window_s` simulated seconds.
     nlohmann::json report(double window_s) const;
-    // Called after the last sc_start: flushes captures; rethrows a strict coherency stop.
+    // After every sc_start: turns a stop inside the simulation back into its own exception (a
+    // strict coherency stop, a firmware failure; memory too small to boot becomes a
+    // config_error naming the region), so the command line can map it to its exit status.
+    void check() const;
+    // After the last sc_start: flushes captures, then check().
     void finish();
+    bool firmware_booted() const { return system_->booted(); }
     // The live output of the tool the experiment models, for the last `interval_s` seconds.
     std::vector<std::string> live_lines(double interval_s);
 
@@ -75,6 +81,8 @@ private:
     std::unique_ptr<cpu::coherency_tap> dma_tap_;
     std::vector<std::unique_ptr<sc_core::sc_signal<bool>>> irq_wires_;
 
+    const config* cfg_ = nullptr;  // for errors found while running
+
     std::unique_ptr<traffic::generator> generator_;
     std::vector<std::unique_ptr<net::link>> links_;  // [0] is the DUT's own link
     std::unique_ptr<net::eth_switch> switch_;
@@ -83,6 +91,8 @@ private:
     std::unique_ptr<tracing_core> traced_core_;  // what the firmware talks to under --trace
 
     std::unique_ptr<firmware::linux_system> system_;
+    std::exception_ptr firmware_failure_;             // what stopped the firmware, if anything
+    std::string dram_region_, coherent_region_;       // JSON pointers of the kernel's memory
     std::string xdp_prog_;
     // Cumulative counters at the previous live_lines() call.
     std::array<uint64_t, 256> last_proto_{};

@@ -101,7 +101,7 @@ void fec_enet_private::fec_enet_init() {
         q.tx_wake_threshold = FEC_MAX_SKB_DESCS + 2 * MAX_SKB_FRAGS;
         q.info.elem = tx_buf_bytes;
         for (uint64_t off = 0; off < uint64_t(tx_ring) * tx_buf_bytes; off += PAGE_SIZE)
-            q.info.chunks.push_back(k_.pages.alloc_pages()->addr);
+            q.info.chunks.push_back(k_.pages.alloc_boot_page("the TX buffer table")->addr);
     }
     writel(FEC_RX_DISABLED_IMASK, FEC_IMASK);
 }
@@ -126,13 +126,13 @@ void fec_enet_private::fec_enet_alloc_rxq_buffers(fec_enet_priv_rx_q& rxq) {
     const bool legacy = drv_.rx_buffers == rx_buffer_mode::legacy;
     rxq.info.elem = legacy ? 8 : rx_skb_info_bytes;
     for (uint64_t off = 0; off < uint64_t(n) * rxq.info.elem; off += PAGE_SIZE)
-        rxq.info.chunks.push_back(k_.pages.alloc_pages()->addr);
+        rxq.info.chunks.push_back(k_.pages.alloc_boot_page("the RX buffer table")->addr);
     addr_t bdp = rxq.bd.base;
     if (legacy) {
         rxq.rx_skbuff.assign(n, nullptr);
         for (uint32_t i = 0; i < n; ++i, bdp = nextdesc(bdp, rxq.bd)) {
             sk_buff* skb = skbs_.netdev_alloc_skb(LEGACY_RX_FRSIZE);
-            if (!skb) throw std::runtime_error(name + ": out of memory filling the RX ring");
+            if (!skb) throw memory_exhausted(memory_exhausted::pool::dram, name + ": out of memory filling the RX ring");
             fec_enet_new_rxbdp(bdp, skb);
             rxq.rx_skbuff[i] = skb;
             k_.core.write16(bdp + BD_SC, BD_ENET_RX_EMPTY);
@@ -143,7 +143,7 @@ void fec_enet_private::fec_enet_alloc_rxq_buffers(fec_enet_priv_rx_q& rxq) {
         rxq.rx_page.assign(n, nullptr);
         for (uint32_t i = 0; i < n; ++i, bdp = nextdesc(bdp, rxq.bd)) {
             page* pg = rxq.pool->page_pool_alloc_pages();
-            if (!pg) throw std::runtime_error(name + ": out of memory filling the RX ring");
+            if (!pg) throw memory_exhausted(memory_exhausted::pool::dram, name + ": out of memory filling the RX ring");
             k_.core.write32(bdp + BD_BUFADDR, uint32_t(rxq.pool->page_pool_get_dma_addr(pg) + FEC_ENET_XDP_HEADROOM));
             rxq.rx_page[i] = pg;
             k_.core.touch(rxq.info.at(i), rx_skb_info_bytes, true);

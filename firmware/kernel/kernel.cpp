@@ -40,6 +40,12 @@ page* page_allocator::alloc_pages() {
     return p;
 }
 
+page* page_allocator::alloc_boot_page(const char* what) {
+    page* p = alloc_pages();
+    if (!p) throw memory_exhausted(memory_exhausted::pool::dram, std::string("DRAM exhausted allocating ") + what);
+    return p;
+}
+
 void page_allocator::__free_pages(page* p) {
     cpu::scope s(k_.core, "__free_pages");
     k_.exec(path::free_pages);
@@ -113,7 +119,8 @@ void page_frag_cache::page_frag_free(addr_t a) {
 addr_t coherent_pool::dma_alloc_coherent(uint64_t size, dma_addr_t* handle, uint64_t align) {
     const uint64_t start = (base_ + used_ + align - 1) & ~(align - 1);
     if (start + size > base_ + size_)
-        throw std::runtime_error("dma_alloc_coherent: coherent pool exhausted (" + std::to_string(size) +
+        throw memory_exhausted(memory_exhausted::pool::coherent,
+                               "dma_alloc_coherent: coherent pool exhausted (" + std::to_string(size) +
                                  " bytes requested, " + std::to_string(size_ - used_) + " left)");
     used_ = start + size - base_;
     static const std::vector<uint8_t> zeros(PAGE_SIZE, 0);
@@ -137,15 +144,24 @@ uint32_t kernel::readl(addr_t a) {
     return v;
 }
 
+// writel's __iowmb(): dma_wmb (DMB OSHST) on arm64, wmb() on ARMv7.
 void kernel::writel(uint32_t v, addr_t a) {
-    if (arch == arch_flavour::arm64) core.dmb(); else core.dsb();
+    if (arch == arch_flavour::arm64) core.dmb(); else wmb();
     core.write32(a, v);
 }
 
-addr_t kernel::kmalloc(uint32_t size) {
+addr_t kernel::kmalloc_atomic(uint32_t size) {
     for (auto& c : kmalloc_caches_)
         if (size <= c.size()) return c.alloc();
     throw std::logic_error("kmalloc: " + std::to_string(size) + " bytes is above the modelled size classes");
+}
+
+addr_t kernel::kmalloc(uint32_t size) {
+    const addr_t a = kmalloc_atomic(size);
+    if (!a)
+        throw memory_exhausted(memory_exhausted::pool::dram,
+                               "kmalloc(" + std::to_string(size) + "): DRAM exhausted while the kernel boots");
+    return a;
 }
 
 void kernel::kfree(addr_t a, uint32_t size) {

@@ -9,6 +9,7 @@
 #include "models/cpu/core_api.h"
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -41,11 +42,21 @@ class kernel;
 
 // Order-0 page allocator over one cacheable DRAM range (models the buddy allocator's per-CPU
 // free lists: LIFO, hot pages first). The range starts with the simulated vmemmap.
+// A boot-time allocation (rings, driver and stack state) found the simulated memory too small:
+// a configuration problem, which the platform reports against the region to enlarge.
+struct memory_exhausted : std::runtime_error {
+    enum class pool { dram, coherent };
+    memory_exhausted(pool p, const std::string& what) : std::runtime_error(what), where(p) {}
+    pool where;
+};
+
 class page_allocator {
 public:
     page_allocator(kernel& k, addr_t base, uint64_t size);
     // alloc_pages(GFP_ATOMIC, 0); nullptr when memory is exhausted.
     page* alloc_pages();
+    // A page the kernel cannot boot without (`what` names it); throws memory_exhausted.
+    page* alloc_boot_page(const char* what);
     // __free_pages(page, 0): drops one reference, frees the page when it was the last.
     void __free_pages(page* p);
     page* virt_to_page(addr_t a);
@@ -130,8 +141,13 @@ public:
     void exec(path p, uint64_t times) { core.exec(costs[p] * times); }
     int smp_processor_id() const { return core.id(); }
 
-    // Barriers as the architecture defines the kernel macros.
-    void wmb() { core.dsb(); }
+    // Barriers as the architecture defines the kernel macros. ARMv7 with an outer PL310:
+    // wmb() is __arm_heavy_mb(st) = DSB ST + outer_cache.sync() [RECALLED from
+    // arch/arm/include/asm/barrier.h, CONFIG_ARM_HEAVY_MB]; rmb() stays a plain DSB.
+    void wmb() {
+        core.dsb();
+        if (arch == arch_flavour::armv7_pl310) core.outer_sync();
+    }
     void rmb() { core.dsb(); }
     void dma_wmb() { core.dmb(); }
     void dma_rmb() { core.dmb(); }
@@ -142,8 +158,10 @@ public:
     page_allocator pages;
     coherent_pool coherent;
     page_frag_cache frags;
-    // kmalloc size classes 64..4096 and the named caches the path uses.
+    // kmalloc size classes 64..4096 and the named caches the path uses. kmalloc is for
+    // boot-time state (throws memory_exhausted); kmalloc_atomic may return 0 (skb heads).
     addr_t kmalloc(uint32_t size);
+    addr_t kmalloc_atomic(uint32_t size);
     void kfree(addr_t a, uint32_t size);
     kmem_cache skbuff_head_cache;  // struct sk_buff (256 B slab object on arm64)
 

@@ -13,7 +13,7 @@ netstack::netstack(kernel& k, skb_allocator& skbs, xdp_core& xdp, const netstack
     : k_(k), skbs_(skbs), xdp_(xdp), p_(p) {
     tables_ = k_.kmalloc(tables_bytes);
     sock_ = k_.kmalloc(1024);
-    user_buf_ = k_.pages.alloc_pages()->addr;
+    user_buf_ = k_.pages.alloc_boot_page("the socket reader's buffer")->addr;
 }
 
 uint16_t netstack::eth_type_trans(sk_buff* skb, net_device* dev) {

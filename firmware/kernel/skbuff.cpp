@@ -49,7 +49,7 @@ sk_buff* skb_allocator::netdev_alloc_skb(uint32_t len) {
     const uint32_t size = SKB_DATA_ALIGN(len) + SIZEOF_SKB_SHARED_INFO;
     // Small heads (<= SKB_WITH_OVERHEAD(1024)) come from kmalloc, the rest from page_frag.
     const bool small = len <= 1024 - SIZEOF_SKB_SHARED_INFO;
-    const addr_t head = small ? k_.kmalloc(size) : k_.frags.page_frag_alloc(size);
+    const addr_t head = small ? k_.kmalloc_atomic(size) : k_.frags.page_frag_alloc(size);
     if (!head) return nullptr;
     const addr_t obj = k_.skbuff_head_cache.alloc();
     if (!obj) {

@@ -24,7 +24,7 @@ const run_options quiet = [] {
 
 // Runs `experiment` with `sets` for a short window; the live output is off.
 json run(const std::string& experiment, std::vector<std::string> sets, double duration_s = 0.02) {
-    sets.push_back("warmup_s=0.005");
+    sets.push_back("warmup_s=0.02");  // every profile has opened its interface by then
     sets.push_back("duration_s=" + std::to_string(duration_s));
     return run_simulation(config::load(experiment, sets), quiet);
 }
