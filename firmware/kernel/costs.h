@@ -33,7 +33,7 @@ namespace fecsim::firmware {
     /* XDP TX / ndo_xdp_xmit */                                                                       \
     X(fec_enet_xdp_tx_xmit) X(fec_enet_txq_xmit_frame) X(fec_enet_xdp_xmit) X(fec_txq_trigger_xmit)   \
     /* XDP programs (JITed bodies) */                                                                 \
-    X(xdp_prog_pass) X(xdp_prog_drop) X(xdp_prog_parse) X(xdp_prog_count) X(xdp_prog_swap_macs)      \
+    X(xdp_prog_pass) X(xdp_prog_drop) X(xdp_prog_tx) X(xdp_prog_parse) X(xdp_prog_count) X(xdp_prog_swap_macs)      \
     X(xdp_prog_redirect)                                                                              \
     /* skb and the network stack after napi_gro_receive */                                            \
     X(build_skb) X(fec_enet_rx_skb) X(napi_gro_receive) X(netif_receive_skb_core) X(do_xdp_generic)   \

@@ -31,7 +31,8 @@ dma_addr_t page_pool::page_pool_get_dma_addr(page* p) {
 bool page_pool::ptr_ring_produce(page* p) {
     k_.exec(path::page_pool_recycle_ring);
     if (ring_count_ == ring_.size()) return false;
-    const size_t slot = (ring_head_ + ring_count_) % ring_.size();
+    const size_t tail = ring_head_ + ring_count_;  // < 2 * size: one wrap, no division
+    const size_t slot = tail < ring_.size() ? tail : tail - ring_.size();
     k_.core.touch(sim_ring_ + (slot * 8) % PAGE_SIZE, 8, true);
     ring_[slot] = p;
     ++ring_count_;
@@ -42,7 +43,7 @@ page* page_pool::ptr_ring_consume() {
     if (ring_count_ == 0) return nullptr;
     k_.core.touch(sim_ring_ + (ring_head_ * 8) % PAGE_SIZE, 8, true);
     page* p = ring_[ring_head_];
-    ring_head_ = (ring_head_ + 1) % ring_.size();
+    ring_head_ = ring_head_ + 1 == ring_.size() ? 0 : ring_head_ + 1;
     --ring_count_;
     return p;
 }

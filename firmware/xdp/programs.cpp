@@ -34,7 +34,7 @@ class tx_prog : public bpf_prog {
 public:
     const char* name() const override { return "xdp_tx"; }
     xdp_action run(kernel& k, xdp_core&, xdp_buff& x) override {
-        k.exec(path::xdp_prog_pass);
+        k.exec(path::xdp_prog_tx);
         if (x.data + ETH_HLEN_ > x.data_end) return XDP_ABORTED;
         swap_src_dst_mac(k, x.data);
         return XDP_TX;
