@@ -53,9 +53,10 @@ void dma_device::arch_sync_dma_for_cpu(addr_t paddr, size_t size, dma_data_direc
     v7_dma_inv_range(paddr, paddr + size);
 }
 
-// dcache_by_line_op: start aligned down, do { dc cvac; add; cmp } while (start < end); dsb sy
-void dma_device::dcache_clean_poc(addr_t start, addr_t end) {
-    cpu::scope s(k_.core, "dcache_clean_poc");
+// Both architectures clean by line the same way: start aligned down, a do-while loop of one
+// clean-to-PoC per line (so even an empty range cleans one line), then one DSB.
+void dma_device::clean_by_line(const char* function, addr_t start, addr_t end) {
+    cpu::scope s(k_.core, function);
     k_.exec(path::dcache_by_line_op);
     const addr_t line = k_.core.cache_line_bytes();
     addr_t a = start & ~(line - 1);
@@ -66,6 +67,9 @@ void dma_device::dcache_clean_poc(addr_t start, addr_t end) {
     } while (a < end);
     k_.core.dsb();
 }
+
+// arm64 dcache_by_line_op: DC CVAC per line, DSB SY
+void dma_device::dcache_clean_poc(addr_t start, addr_t end) { clean_by_line("dcache_clean_poc", start, end); }
 
 // arm64 dcache_inval_poc: CIVAC on a partial last line, CIVAC on a partial first line, IVAC on
 // the lines between, one DSB SY.
@@ -93,19 +97,8 @@ void dma_device::dcache_inval_poc(addr_t start, addr_t end) {
     k_.core.dsb();
 }
 
-// v7_dma_clean_range: do-while DCCMVAC over [start & ~mask, end), dsb st
-void dma_device::v7_dma_clean_range(addr_t start, addr_t end) {
-    cpu::scope s(k_.core, "v7_dma_clean_range");
-    k_.exec(path::dcache_by_line_op);
-    const addr_t line = k_.core.cache_line_bytes();
-    addr_t a = start & ~(line - 1);
-    do {
-        k_.core.dc_cvac(a);
-        k_.exec(path::dcache_by_line_iter);
-        a += line;
-    } while (a < end);
-    k_.core.dsb();
-}
+// v7_dma_clean_range: DCCMVAC per line, DSB ST
+void dma_device::v7_dma_clean_range(addr_t start, addr_t end) { clean_by_line("v7_dma_clean_range", start, end); }
 
 // v7_dma_inv_range: DCCIMVAC on partial first and last lines, DCIMVAC while start < end
 // (a zero-length range issues nothing but the barrier)

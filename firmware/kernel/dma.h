@@ -37,6 +37,8 @@ public:
     void arch_sync_dma_for_cpu(addr_t paddr, size_t size, dma_data_direction dir);
 
 private:
+    // The clean-to-PoC loop both architectures share, attributed to `function`.
+    void clean_by_line(const char* function, addr_t start, addr_t end);
     // arm64 cache.S
     void dcache_clean_poc(addr_t start, addr_t end);
     void dcache_inval_poc(addr_t start, addr_t end);
