@@ -554,11 +554,11 @@ void core::uncached_read(addr_t a, void* dst, size_t len) {
 // Retires completed posted writes; when the buffer is full, stalls until the oldest completes.
 void core::make_room(cost c) {
     const sc_time t = now();
-    while (wbuf_count_ && wbuf_[wbuf_head_] <= t) wbuf_head_ = (wbuf_head_ + 1) % wbuf_.size(), --wbuf_count_;
+    while (wbuf_count_ && wbuf_[wbuf_head_] <= t) wbuf_head_ = wbuf_next(wbuf_head_), --wbuf_count_;
     if (wbuf_count_ < wbuf_.size()) return;
     ++stats_.write_buffer_stalls;
     wait_until(wbuf_[wbuf_head_], c);
-    wbuf_head_ = (wbuf_head_ + 1) % wbuf_.size();
+    wbuf_head_ = wbuf_next(wbuf_head_);
     --wbuf_count_;
 }
 
@@ -566,7 +566,8 @@ void core::posted_write(addr_t a, const void* src, size_t len, cost c) {
     make_room(c);
     const sc_time done =
         sim_time() + bus(tlm::TLM_WRITE_COMMAND, a, const_cast<void*>(src), len, qk_.get_local_time());
-    wbuf_[(wbuf_head_ + wbuf_count_++) % wbuf_.size()] = done;
+    const size_t tail = wbuf_head_ + wbuf_count_++;  // < 2 * size: one wrap at most (no division)
+    wbuf_[tail < wbuf_.size() ? tail : tail - wbuf_.size()] = done;
     posted_done_ = std::max(posted_done_, done);
     charge(c, posted_);
 }

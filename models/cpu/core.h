@@ -235,6 +235,7 @@ private:
     sc_core::sc_time maint_done_, outer_done_, posted_done_;
     std::vector<sc_core::sc_time> wbuf_;  // ring of posted-write completion times
     size_t wbuf_head_ = 0, wbuf_count_ = 0;
+    size_t wbuf_next(size_t i) const { return i + 1 == wbuf_.size() ? 0 : i + 1; }
 
     // functional access
     std::map<uint64_t, tlm::tlm_dmi> dmi_;  // by start address

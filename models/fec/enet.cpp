@@ -51,6 +51,8 @@ constexpr uint32_t rxic_off[max_queues] = {RXIC0, RXIC1, RXIC2};
 constexpr uint32_t txic_off[max_queues] = {TXIC0, TXIC1, TXIC2};
 
 uint16_t be16(const uint8_t* p) { return uint16_t(p[0] << 8 | p[1]); }
+// Index into a circular queue of n slots for i < 2n (head + offset): no division per frame.
+size_t wrap(size_t i, size_t n) { return i < n ? i : i - n; }
 uint32_t ns32(const sc_time& t) { return uint32_t(uint64_t(t.to_seconds() * 1e9 + 0.5)); }
 }  // namespace
 
@@ -273,7 +275,7 @@ void enet::write_ecr(uint32_t old) {
 
 // Stops both engines, drops what the FIFOs hold and rewinds the rings (ETHEREN cleared, RESET).
 void enet::reset_engines() {
-    for (size_t i = 0; i < rx_count_; ++i) rx_fifo_[(rx_head_ + i) % rx_fifo_.size()].f.reset();
+    for (size_t i = 0; i < rx_count_; ++i) rx_fifo_[wrap(rx_head_ + i, rx_fifo_.size())].f.reset();
     rx_head_ = rx_count_ = rx_level_ = 0;
     rx_busy_ = false;
     rx_wb_.clear();
@@ -561,7 +563,7 @@ void enet::rx_fifo_push(net::frame_ptr f, uint16_t flags) {
     const unsigned q = classify(*f);
     f->created = sim_time() + rx_mac_latency_;  // ready for the uDMA (reused field)
     rx_level_ += f->size();
-    rx_entry& e = rx_fifo_[(rx_head_ + rx_count_++) % rx_fifo_.size()];
+    rx_entry& e = rx_fifo_[wrap(rx_head_ + rx_count_++, rx_fifo_.size())];
     e.f = std::move(f);
     e.ring = q;
     e.sc_flags = flags;
@@ -589,7 +591,7 @@ void enet::rx_start(sc_time delay) {
         }
         rx_level_ -= e.f->size();
         e.f.reset();
-        rx_head_ = (rx_head_ + 1) % rx_fifo_.size();
+        rx_head_ = wrap(rx_head_ + 1, rx_fifo_.size());
         --rx_count_;
     }
     evaluate_flow_control();
@@ -708,7 +710,7 @@ void enet::rx_method() {
     rx_wb_.clear();
     rx_level_ -= e.f->size();
     e.f.reset();
-    rx_head_ = (rx_head_ + 1) % rx_fifo_.size();
+    rx_head_ = wrap(rx_head_ + 1, rx_fifo_.size());
     --rx_count_;
     rx_busy_ = false;
     rx_start(d);
@@ -767,17 +769,17 @@ bool enet::tx_may_fetch() const {
     if (tx_count_ == 0) return true;
     if (tx_level_ >= p_.tx_fifo_bytes) return false;
     size_t waiting = 0;
-    for (size_t i = 0; i < tx_count_; ++i) waiting += !tx_q_[(tx_head_ + i) % tx_q_.size()].sent;
+    for (size_t i = 0; i < tx_count_; ++i) waiting += !tx_q_[wrap(tx_head_ + i, tx_q_.size())].sent;
     return waiting < p_.tx_prefetch_frames;
 }
 
 bool enet::tx_fetch(sc_time& delay) {
     for (unsigned k = 0; k < p_.num_queues; ++k) {
-        const unsigned q = (tx_rr_ + k) % p_.num_queues;
+        const unsigned q = unsigned(wrap(tx_rr_ + k, p_.num_queues));
         if (!(regs_.get(tdar_off[q]) & DES_ACTIVE) || tx_halted_[q]) continue;
-        tx_entry& e = tx_q_[(tx_head_ + tx_count_) % tx_q_.size()];
+        tx_entry& e = tx_q_[wrap(tx_head_ + tx_count_, tx_q_.size())];
         if (!tx_fetch_ring(q, e, delay)) continue;
-        tx_rr_ = (q + 1) % p_.num_queues;
+        tx_rr_ = unsigned(wrap(q + 1, p_.num_queues));
         ++tx_count_;
         tx_level_ += e.bytes;
         return true;
@@ -908,7 +910,7 @@ void enet::tx_method() {
         tx_entry& e = tx_q_[tx_head_];
         tx_complete(e, d);
         tx_level_ -= e.bytes;
-        tx_head_ = (tx_head_ + 1) % tx_q_.size();
+        tx_head_ = wrap(tx_head_ + 1, tx_q_.size());
         --tx_count_;
     }
     // 2. prefetch while the FIFO has room
@@ -917,7 +919,7 @@ void enet::tx_method() {
     // 3. the next frame onto the wire
     tx_entry* w = nullptr;
     for (size_t i = 0; i < tx_count_ && !w; ++i)
-        if (!tx_q_[(tx_head_ + i) % tx_q_.size()].sent) w = &tx_q_[(tx_head_ + i) % tx_q_.size()];
+        if (!tx_q_[wrap(tx_head_ + i, tx_q_.size())].sent) w = &tx_q_[wrap(tx_head_ + i, tx_q_.size())];
     const bool gts = regs_.get(TCR) & TCR_GTS;
     if (w && !gts && w->ready <= now && pause_until_ <= now && (!wire_ || wire_->tx_free_at() <= now)) {
         tx_send(*w);
@@ -927,7 +929,7 @@ void enet::tx_method() {
     }
     // 4. graceful stop reached
     bool on_wire = false;
-    for (size_t i = 0; i < tx_count_; ++i) on_wire = on_wire || tx_q_[(tx_head_ + i) % tx_q_.size()].sent;
+    for (size_t i = 0; i < tx_count_; ++i) on_wire = on_wire || tx_q_[wrap(tx_head_ + i, tx_q_.size())].sent;
     if (gts && gra_pending_ && !on_wire) {
         gra_pending_ = false;
         raise(FEC_ENET_GRA);
@@ -945,7 +947,7 @@ void enet::tx_schedule() {
     };
     const bool gts = regs_.get(TCR) & TCR_GTS;
     for (size_t i = 0; i < tx_count_; ++i) {
-        const tx_entry& e = tx_q_[(tx_head_ + i) % tx_q_.size()];
+        const tx_entry& e = tx_q_[wrap(tx_head_ + i, tx_q_.size())];
         if (e.sent) {
             consider(e.end);
         } else if (!gts) {

@@ -16,6 +16,7 @@ ddr::ddr(sc_core::sc_module_name name, const ddr_params& p)
       read_latency_(p.read_latency_ns, SC_NS), write_latency_(p.write_latency_ns, SC_NS),
       chunks_((p.size_bytes + chunk_bytes - 1) / chunk_bytes) {
     if (p.bandwidth_mb_per_s <= 0 || p.burst_bytes == 0) throw std::invalid_argument("ddr: bad parameters");
+    if ((p.burst_bytes & (p.burst_bytes - 1)) == 0) burst_shift_ = __builtin_ctz(p.burst_bytes);
     for (size_t n = 0; n < transfer_time_.size(); ++n) transfer_time_[n] = burst_time_ * static_cast<double>(n);
     socket.register_b_transport(this, &ddr::b_transport);
     socket.register_get_direct_mem_ptr(this, &ddr::get_direct_mem_ptr);
@@ -51,7 +52,8 @@ void ddr::poke(uint64_t addr, const void* src, size_t len) {
 }
 
 sc_time ddr::access(const sc_time& arrival, size_t bytes, bool is_write) {
-    const uint64_t bursts = std::max<uint64_t>(1, (bytes + p_.burst_bytes - 1) / p_.burst_bytes);
+    const uint64_t bursts = std::max<uint64_t>(
+        1, burst_shift_ >= 0 ? (bytes + p_.burst_bytes - 1) >> burst_shift_ : (bytes + p_.burst_bytes - 1) / p_.burst_bytes);
     const sc_time start = std::max(arrival, busy_until_);
     const sc_time transfer =
         bursts < transfer_time_.size() ? transfer_time_[bursts] : burst_time_ * static_cast<double>(bursts);

@@ -59,6 +59,7 @@ private:
     sc_core::sc_time burst_time_, read_latency_, write_latency_;
     // burst_time_ * n for the burst counts of lines and frames, computed once (same rounding).
     std::array<sc_core::sc_time, 64> transfer_time_;
+    int burst_shift_ = -1;  // log2(burst_bytes) when a power of two: no division per access
     sc_core::sc_time busy_until_ = sc_core::SC_ZERO_TIME;
     std::vector<std::unique_ptr<uint8_t[]>> chunks_;  // allocated on first touch
     ddr_stats stats_;

@@ -59,8 +59,10 @@ void router::add_region(const region& r) {
 const region* router::decode(uint64_t addr) const {
     if (spans_.size() <= linear_scan_max) {
         // addr - base wraps to a huge value below base, so one compare covers both bounds.
+        const span* s = spans_.data();
+        if (last_span_ < spans_.size() && addr - s[last_span_].base < s[last_span_].size) return &regions_[last_span_];
         for (size_t i = 0; i < spans_.size(); ++i)
-            if (addr - spans_[i].base < spans_[i].size) return &regions_[i];
+            if (addr - s[i].base < s[i].size) return &regions_[last_span_ = i];
         return nullptr;
     }
     if (last_ && last_->contains(addr)) return last_;

@@ -71,6 +71,7 @@ private:
     };
     std::vector<span> spans_;
     static constexpr size_t linear_scan_max = 8;
+    mutable size_t last_span_ = 0;  // the span of the previous hit (most accesses repeat it)
     mutable const region* last_ = nullptr;
     uint64_t address_errors_ = 0;
 };

@@ -18,13 +18,13 @@ public:
 
     void push_back(T v) {
         if (n_ == buf_.size()) grow();
-        buf_[(head_ + n_) % buf_.size()] = std::move(v);
+        buf_[(head_ + n_) & (buf_.size() - 1)] = std::move(v);
         ++n_;
     }
 
     T pop_front() {
         T v = std::move(buf_[head_]);
-        head_ = (head_ + 1) % buf_.size();
+        head_ = (head_ + 1) & (buf_.size() - 1);
         --n_;
         return v;
     }
@@ -38,9 +38,10 @@ public:
     }
 
 private:
+    // The capacity is always a power of two (16, doubled), so indices wrap with a mask.
     void grow() {
         std::vector<T> bigger(buf_.empty() ? 16 : 2 * buf_.size());
-        for (size_t i = 0; i < n_; ++i) bigger[i] = std::move(buf_[(head_ + i) % buf_.size()]);
+        for (size_t i = 0; i < n_; ++i) bigger[i] = std::move(buf_[(head_ + i) & (buf_.size() - 1)]);
         buf_ = std::move(bigger);
         head_ = 0;
     }
