@@ -514,16 +514,16 @@ bool enet::address_accepted(const net::frame& f, bool& miss) {
     if (bc) {
         ok = !(regs_.get(RCR) & RCR_BC_REJ);
     } else {
-        // Hash filter: the 6 upper bits of the (non-inverted) CRC-32 of the destination address.
-        const uint32_t hash = (~net::crc32(d, net::mac_bytes)) >> 26;
+        // Hash filter: the 6 upper bits of the (non-inverted) CRC-32 of the destination address
+        // (kept for the last address seen: a flow repeats it).
+        uint64_t dst = 0;
+        for (size_t i = 0; i < net::mac_bytes; ++i) dst = dst << 8 | d[i];
+        if (dst != hash_dst_) hash_dst_ = dst, hash_ = (~net::crc32(d, net::mac_bytes)) >> 26;
+        const uint32_t hash = hash_;
         const bool multicast = d[0] & 1;
         const uint32_t hi = regs_.get(multicast ? GAUR : IAUR), lo = regs_.get(multicast ? GALR : IALR);
         ok = hash >= 32 ? (hi >> (hash - 32)) & 1 : (lo >> hash) & 1;
-        if (!multicast) {
-            uint64_t dst = 0;
-            for (size_t i = 0; i < net::mac_bytes; ++i) dst = dst << 8 | d[i];
-            ok = ok || dst == mac_address();
-        }
+        if (!multicast) ok = ok || dst == mac_address();
     }
     if (!ok && (regs_.get(RCR) & RCR_PROM)) miss = ok = true;
     return ok;

@@ -236,6 +236,10 @@ private:
     // flow control
     bool xoff_ = false;
 
+    // address filter: hash of the last destination address (~0: none yet)
+    uint64_t hash_dst_ = ~0ull;
+    uint32_t hash_ = 0;
+
     // interrupts
     std::array<coalescer, max_queues> rx_ic_, tx_ic_;
     struct pending_irq { sc_core::sc_time at; uint32_t bits; };
