@@ -49,6 +49,7 @@ public:
     static constexpr uint64_t chunk_bytes = 64 * 1024;  // allocation and DMI granule
 
 private:
+    friend class router;  // calls b_transport without the socket hop (router.h)
     void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
     bool get_direct_mem_ptr(tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi);
     unsigned transport_dbg(tlm::tlm_generic_payload& gp);

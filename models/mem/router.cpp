@@ -1,5 +1,7 @@
 #include "models/mem/router.h"
 
+#include "models/mem/ddr.h"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -30,6 +32,7 @@ router::router(sc_core::sc_module_name name) : sc_module(name), in("in"), out("o
 void router::connect(const std::string& name, tlm::tlm_target_socket<>& target) {
     if (target_index(name) >= 0) throw std::invalid_argument("router: target '" + name + "' connected twice");
     targets_.push_back(name);
+    direct_ddr_.push_back(dynamic_cast<ddr*>(target.get_parent_object()));
     out.bind(target);
 }
 
@@ -85,7 +88,9 @@ void router::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& de
     const size_t i = static_cast<size_t>(r - regions_.data());
     delay += region_latency_[i];
     gp.set_address(addr - r->base + r->offset);
-    out[region_target_[i]]->b_transport(gp, delay);
+    const int t = region_target_[i];
+    if (ddr* d = direct_ddr_[t]) d->b_transport(gp, delay);
+    else out[t]->b_transport(gp, delay);
     gp.set_address(addr);
 }
 

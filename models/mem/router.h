@@ -14,6 +14,8 @@
 
 namespace fecsim::mem {
 
+class ddr;
+
 // Memory type of a range as the CPU maps it (device DMA ignores it).
 enum class mem_attr {
     normal_cacheable,     // kernel linear map: pages, skbs, page_pool buffers
@@ -61,6 +63,10 @@ private:
     int target_index(const std::string& name) const;
 
     std::vector<std::string> targets_;
+    // Per target: the DDR model when the target socket is a ddr's own. Its b_transport is then
+    // called directly, which is what its simple_target_socket would do (one indirection less
+    // on every memory access); debug transport and DMI still go through the socket.
+    std::vector<ddr*> direct_ddr_;
     std::vector<region> regions_;      // sorted by base
     std::vector<int> region_target_;   // port index per region
     std::vector<sc_core::sc_time> region_latency_;  // latency_ns per region, built once (hot path)
