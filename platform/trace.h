@@ -70,6 +70,7 @@ public:
     void write(cpu::addr_t a, const void* src, size_t len) override { c_.write(a, src, len); }
     void copy(cpu::addr_t dst, cpu::addr_t src, size_t len) override { c_.copy(dst, src, len); }
     void touch(cpu::addr_t a, size_t len, bool w) override { c_.touch(a, len, w); }
+    void prefetch(cpu::addr_t a) override { c_.prefetch(a); }
     void dmb() override { c_.dmb(); }
     void dsb() override { c_.dsb(); }
     void dc_cvac(cpu::addr_t a) override { c_.dc_cvac(a); }

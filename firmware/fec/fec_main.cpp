@@ -427,8 +427,9 @@ int fec_enet_private::fec_enet_rx_queue(int budget, int queue_id) {
         page* pg = rxq.rx_page[index];
         const uint32_t bufaddr = k_.core.read32(bdp + BD_BUFADDR);
         if (!drv_.skip_rx_sync) dev_.dma_sync_single_for_cpu(bufaddr, pkt_len, DMA_FROM_DEVICE);
-        // prefetch(page_address(page)): a non-blocking hint; core_api has no prefetch, so it is
-        // not modelled (docs/firmware.md).
+        // prefetch(page_address(page)): the headroom line, which xdp_convert_buff_to_frame may
+        // write later, starts filling now (non-blocking)
+        k_.core.prefetch(pg->addr);
         fec_enet_update_cbd(rxq, bdp, index);
 
         if (prog) {
@@ -803,7 +804,7 @@ int fec_enet_private::fec_enet_rx_queue_legacy(int budget, int queue_id) {
         } else {
             ++dstats_.legacy_copybreak;
         }
-        // prefetch(skb->data - NET_IP_ALIGN) not modelled (no prefetch in core_api)
+        k_.core.prefetch(skb->data - NET_IP_ALIGN);
         skb_allocator::skb_put(skb, pkt_len - 4u);
         if (racc) skb_allocator::skb_pull(skb, 2);
         skb->protocol = stack_.eth_type_trans(skb, this);

@@ -45,6 +45,7 @@ cache::line* cache::allocate(uint64_t la, line& victim) {
     way->tag = la;
     way->flags = valid;
     way->fn = 0;
+    way->ready_ps = 0;
     use(way);
     return way;
 }

@@ -34,6 +34,7 @@ public:
     struct line {
         uint64_t tag = 0;    // line address (byte address >> line shift)
         uint64_t stamp = 0;  // LRU age
+        uint64_t ready_ps = 0;  // a prefetch's fill completes at this simulated time (0: filled)
         uint16_t fn = 0;     // firmware function that last wrote the line (coherency reports)
         uint8_t flags = 0;
     };

@@ -292,6 +292,10 @@ void core::cached_access(addr_t a, size_t len, bool write) {
             ++stats_.l1_hits;
             l1_.use(e);
             charge(cost::compute, l1_hit_);
+            if (e->ready_ps) {  // a prefetch is still filling the line: wait for the rest
+                wait_until(sc_time::from_value(e->ready_ps), cost::cache_miss);
+                e->ready_ps = 0;
+            }
         } else {
             e = fill_l1(la, g);
         }
@@ -314,32 +318,59 @@ void core::cached_access(addr_t a, size_t len, bool write) {
 
 cache::line* core::fill_l1(uint64_t la, fill_group& g) {
     ++stats_.l1_misses;
-    uint8_t inherit = 0;
-    if (cache::line* e2 = l2_->find(la)) {
-        ++stats_.l2_hits;
-        l2_->use(e2);
+    const line_source src = fetch_line(la);
+    if (src.from_l2) {
         charge(cost::cache_miss, l2_hit_);
-        inherit = e2->flags & cache::stale;
     } else {
-        ++stats_.l2_misses;
-        // The request passes the L2 lookup, then reads the line from DDR through the bus.
-        const sc_time issue = qk_.get_local_time() + l2_hit_;
-        const sc_time done = sim_time() +
-                             bus(tlm::TLM_READ_COMMAND, la << shift_, scratch_.data(), p_.line_bytes, issue);
-        g.done = std::max(g.done, done);
+        g.done = std::max(g.done, src.ready);
         if (++g.n == p_.miss_overlap) {
             wait_until(g.done, cost::cache_miss);
             g = fill_group{};
         }
-        cache::line victim;
-        l2_->allocate(la, victim)->flags |= cache::touched;
-        if (victim.flags) evict_l2(victim);
+        allocate_l2(la);
     }
+    return place_in_l1(la, src.inherit);
+}
+
+// Where the data of a line missing from L1 comes from and when it is there. An L2 miss reads
+// the line from DDR through the bus (the request passes the L2 lookup first); the caller then
+// allocates it in L2 (allocate_l2). Nothing is charged to the core here.
+core::line_source core::fetch_line(uint64_t la) {
+    if (cache::line* e2 = l2_->find(la)) {
+        ++stats_.l2_hits;
+        l2_->use(e2);
+        return {true, now() + l2_hit_, uint8_t(e2->flags & cache::stale)};
+    }
+    ++stats_.l2_misses;
+    const sc_time issue = qk_.get_local_time() + l2_hit_;
+    const sc_time done = sim_time() + bus(tlm::TLM_READ_COMMAND, la << shift_, scratch_.data(), p_.line_bytes, issue);
+    return {false, done, 0};
+}
+
+void core::allocate_l2(uint64_t la) {
+    cache::line victim;
+    l2_->allocate(la, victim)->flags |= cache::touched;
+    if (victim.flags) evict_l2(victim);
+}
+
+cache::line* core::place_in_l1(uint64_t la, uint8_t inherit) {
     cache::line victim;
     cache::line* e1 = l1_.allocate(la, victim);
     if (victim.flags) evict_l1(victim);
     e1->flags |= inherit;
     return e1;
+}
+
+void core::prefetch(addr_t a) {
+    if (region_of(a, 1).attr != mem::mem_attr::normal_cacheable) return;
+    const uint64_t la = a >> shift_;
+    if (l1_.find(la)) return;
+    ++stats_.prefetches;
+    const line_source src = fetch_line(la);
+    if (!src.from_l2) allocate_l2(la);
+    cache::line* e = place_in_l1(la, src.inherit);
+    e->flags |= cache::touched;
+    e->ready_ps = src.ready.value();
 }
 
 void core::evict_l1(const cache::line& v) {
@@ -704,6 +735,7 @@ void core::report(nlohmann::json& out) const {
         {"instructions", s.instructions},     {"accesses", s.accesses},
         {"l1_hits", s.l1_hits},               {"l1_misses", s.l1_misses},
         {"l2_hits", s.l2_hits},               {"l2_misses", s.l2_misses},
+        {"prefetches", s.prefetches},
         {"l1_writebacks", s.l1_writebacks},   {"l2_writebacks", s.l2_writebacks},
         {"uncached_reads", s.uncached_reads}, {"uncached_writes", s.uncached_writes},
         {"mmio_reads", s.mmio_reads},         {"mmio_writes", s.mmio_writes},

@@ -69,6 +69,7 @@ const std::string& function_name(uint16_t id);
 struct core_stats {
     uint64_t accesses = 0;        // cacheable access calls (any size)
     uint64_t l1_hits = 0, l1_misses = 0, l2_hits = 0, l2_misses = 0;  // per line
+    uint64_t prefetches = 0;  // lines a prefetch started to fill
     uint64_t l1_writebacks = 0;   // dirty L1 victims written into L2
     uint64_t l2_writebacks = 0;   // dirty lines written to DDR by eviction
     uint64_t uncached_reads = 0, uncached_writes = 0, mmio_reads = 0, mmio_writes = 0;
@@ -108,6 +109,7 @@ public:
     void write(addr_t a, const void* src, size_t len) override { store(a, src, len); }
     void copy(addr_t dst, addr_t src, size_t len) override;
     void touch(addr_t a, size_t len, bool write) override;
+    void prefetch(addr_t a) override;
     void dmb() override;
     void dsb() override;
     void dc_cvac(addr_t a) override { line_op(a, true, false); }
@@ -170,6 +172,14 @@ private:
     // cacheable path
     void cached_access(addr_t a, size_t len, bool write);
     cache::line* fill_l1(uint64_t la, fill_group& g);
+    struct line_source {
+        bool from_l2;
+        sc_core::sc_time ready;  // when the line's data is in L1
+        uint8_t inherit;         // state bits the L1 copy takes over (stale)
+    };
+    line_source fetch_line(uint64_t la);
+    void allocate_l2(uint64_t la);
+    cache::line* place_in_l1(uint64_t la, uint8_t inherit);
     void evict_l1(const cache::line& v);
     void place_in_l2(uint64_t la, uint8_t flags, uint16_t fn);
     void evict_l2(const cache::line& v);

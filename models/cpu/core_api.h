@@ -43,8 +43,12 @@ public:
     // memcpy/memmove inside simulated memory.
     virtual void copy(addr_t dst, addr_t src, size_t len) = 0;
     // Cost-only access to the lines of [a, a+len): a struct the code reads or writes whose
-    // bytes the model does not need (skb fields, page_pool state, stack), or a prefetch.
+    // bytes the model does not need (skb fields, page_pool state, stack).
     virtual void touch(addr_t a, size_t len, bool write) = 0;
+    // prefetch() / PRFM PLDL1KEEP of the line holding `a`: starts its fill and returns at once;
+    // a later access to the line waits only for what is left of the fill. Ignored for
+    // non-cacheable memory (as the hardware ignores it).
+    virtual void prefetch(addr_t a) = 0;
 
     // --- barriers (arm64): DMB orders, DSB also waits for posted writes and maintenance.
     virtual void dmb() = 0;

@@ -92,6 +92,42 @@ TEST(core, loads_and_stores_move_real_bytes) {
     EXPECT_EQ(0, std::memcmp(buf, in_ddr, sizeof buf));
 }
 
+TEST(core, prefetch_starts_a_fill_that_a_later_access_waits_for_only_partly) {
+    fresh_simulation();
+    cpu_bench b;
+    const auto& p = b.core.params();
+    const sc_time fill = b.cycles(p.l2.hit_cycles) + cpu_bench::line_read_ns();
+    const sc_time work = b.cycles(40 * p.cpi);  // exec(40) between prefetch and use
+    sc_time issue, early, late, noncacheable;
+    run(b, [&](core_api& c) {
+        sc_time t = c.now();
+        c.prefetch(dram_base + 0x1000);  // returns at once
+        issue = c.now() - t;
+        c.exec(40);
+        t = c.now();
+        c.read32(dram_base + 0x1008);  // the fill is still under way: wait for the rest
+        early = c.now() - t;
+
+        c.prefetch(dram_base + 0x2000);
+        c.exec(1000);  // longer than the fill
+        t = c.now();
+        c.read32(dram_base + 0x2000);
+        late = c.now() - t;
+
+        t = c.now();
+        c.prefetch(test::nc_base);  // non-cacheable memory: a no-op, as PRFM is there
+        noncacheable = c.now() - t;
+    });
+    ASSERT_LT(work, fill);
+    EXPECT_EQ(issue, sc_time(0, SC_NS));
+    EXPECT_EQ(early, fill - work);  // completes when the fill does (the hit latency overlaps it)
+    EXPECT_EQ(late, b.cycles(p.l1d.hit_cycles));
+    EXPECT_EQ(noncacheable, sc_time(0, SC_NS));
+    EXPECT_EQ(b.core.stats().prefetches, 2u);
+    EXPECT_EQ(b.core.stats().l1_misses, 0u);  // both reads hit the prefetched lines
+    EXPECT_EQ(b.dram.stats().reads, 2u);
+}
+
 TEST(core, misses_overlap_up_to_miss_overlap_and_queue_on_the_ddr_bus) {
     auto cost_of_bulk_read = [](uint32_t overlap) {
         fresh_simulation();

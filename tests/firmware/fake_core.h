@@ -32,6 +32,7 @@ public:
         uint64_t cvac = 0, ivac = 0, civac = 0;
         uint64_t outer_clean = 0, outer_inv = 0, outer_flush = 0, outer_sync = 0;
         uint64_t uncached_reads = 0, uncached_writes = 0, cached_reads = 0, cached_writes = 0, touches = 0;
+        std::map<cpu::addr_t, uint64_t> prefetch_at;
         uint64_t mmio_reads = 0, mmio_writes = 0;
         std::map<cpu::addr_t, uint64_t> cvac_at, ivac_at, civac_at;
         std::map<uint32_t, uint64_t> mmio_reads_at, mmio_writes_at;  // register offset -> count
@@ -91,6 +92,7 @@ public:
         find(a, len ? len : 1);
         ++c.touches;
     }
+    void prefetch(cpu::addr_t a) override { ++c.prefetch_at[a]; }
     void dmb() override { ++c.dmb; }
     void dsb() override { ++c.dsb; }
     void dc_cvac(cpu::addr_t a) override { ++c.cvac; ++c.cvac_at[a]; }
