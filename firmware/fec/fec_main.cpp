@@ -407,18 +407,7 @@ int fec_enet_private::fec_enet_rx_queue(int budget, int queue_id) {
     for (uint16_t status; !((status = k_.core.read16(bdp + BD_SC)) & BD_ENET_RX_EMPTY);) {
         if (pkt_received >= budget) break;
         pkt_received++;
-        k_.exec(path::fec_enet_rx_queue_bd);
-        ++dstats_.rx_frames;
-        writel(FEC_ENET_RXF_GET(queue_id), FEC_IEVENT);
-
-        status ^= BD_ENET_RX_LAST;
-        if (status & (BD_ENET_RX_LG | BD_ENET_RX_SH | BD_ENET_RX_NO | BD_ENET_RX_CR | BD_ENET_RX_OV |
-                      BD_ENET_RX_LAST | BD_ENET_RX_CL)) {
-            fec_enet_rx_error(status);
-            rx_processing_done(rxq, bdp, status);
-            bdp = nextdesc(bdp, rxq.bd);
-            continue;
-        }
+        if (!fec_rx_descriptor_start(rxq, queue_id, bdp, status)) continue;
         stats.rx_packets++;
         const uint16_t pkt_len = k_.core.read16(bdp + BD_DATLEN);
         stats.rx_bytes += pkt_len;
@@ -762,6 +751,23 @@ bool fec_enet_private::fec_enet_copybreak(sk_buff** skb, addr_t bdp, uint32_t le
     return true;
 }
 
+// The start of every RX descriptor in both RX paths (§3.2 steps 2-3): clear this ring's RXF,
+// and for a frame with an error bit (or without L) count it and re-arm the descriptor with its
+// own buffer, without a DMA sync. Returns false when it did so (bdp then points past it).
+bool fec_enet_private::fec_rx_descriptor_start(fec_enet_priv_rx_q& rxq, int queue_id, addr_t& bdp, uint16_t& status) {
+    k_.exec(path::fec_enet_rx_queue_bd);
+    ++dstats_.rx_frames;
+    writel(FEC_ENET_RXF_GET(queue_id), FEC_IEVENT);
+    status ^= BD_ENET_RX_LAST;
+    if (!(status & (BD_ENET_RX_LG | BD_ENET_RX_SH | BD_ENET_RX_NO | BD_ENET_RX_CR | BD_ENET_RX_OV |
+                    BD_ENET_RX_LAST | BD_ENET_RX_CL)))
+        return true;
+    fec_enet_rx_error(status);
+    rx_processing_done(rxq, bdp, status);
+    bdp = nextdesc(bdp, rxq.bd);
+    return false;
+}
+
 int fec_enet_private::fec_enet_rx_queue_legacy(int budget, int queue_id) {
     cpu::scope s(k_.core, "fec_enet_rx_queue");
     k_.exec(path::fec_enet_rx_queue);
@@ -773,17 +779,7 @@ int fec_enet_private::fec_enet_rx_queue_legacy(int budget, int queue_id) {
     for (uint16_t status; !((status = k_.core.read16(bdp + BD_SC)) & BD_ENET_RX_EMPTY);) {
         if (pkt_received >= budget) break;
         pkt_received++;
-        k_.exec(path::fec_enet_rx_queue_bd);
-        ++dstats_.rx_frames;
-        writel(FEC_ENET_RXF_GET(queue_id), FEC_IEVENT);
-        status ^= BD_ENET_RX_LAST;
-        if (status & (BD_ENET_RX_LG | BD_ENET_RX_SH | BD_ENET_RX_NO | BD_ENET_RX_CR | BD_ENET_RX_OV |
-                      BD_ENET_RX_LAST | BD_ENET_RX_CL)) {
-            fec_enet_rx_error(status);
-            rx_processing_done(rxq, bdp, status);
-            bdp = nextdesc(bdp, rxq.bd);
-            continue;
-        }
+        if (!fec_rx_descriptor_start(rxq, queue_id, bdp, status)) continue;
         stats.rx_packets++;
         const uint16_t pkt_len = k_.core.read16(bdp + BD_DATLEN);
         stats.rx_bytes += pkt_len - (racc ? 2 : 0);

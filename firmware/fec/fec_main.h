@@ -160,6 +160,7 @@ private:
     int fec_enet_rx_queue_legacy(int budget, int queue_id);
     void fec_enet_update_cbd(fec_enet_priv_rx_q& rxq, addr_t bdp, uint32_t index);
     void rx_processing_done(fec_enet_priv_rx_q& rxq, addr_t bdp, uint16_t status);
+    bool fec_rx_descriptor_start(fec_enet_priv_rx_q& rxq, int queue_id, addr_t& bdp, uint16_t& status);
     bool fec_enet_rx_error(uint16_t status);
     void fec_enet_rx_skb(fec_enet_priv_rx_q& rxq, addr_t bdp, page* pg, uint32_t data_start, uint32_t len);
     uint32_t fec_enet_run_xdp(bpf_prog& prog, xdp_buff& xdp, fec_enet_priv_rx_q& rxq, int cpu);

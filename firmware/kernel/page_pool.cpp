@@ -120,15 +120,10 @@ void page_pool::page_pool_dma_sync_for_device(page* p, uint32_t dma_sync_size) {
     p_.dev->dma_sync_single_for_device(p->dma_addr + p_.offset, len, p_.dma_dir);
 }
 
+// page_pool_return_page: release (unmap, forget) and give the page back to the allocator.
 void page_pool::page_pool_return_page(page* p) {
     cpu::scope s(k_.core, "page_pool_return_page");
-    k_.exec(path::page_pool_return_page);
-    if (p->pp_mapped) p_.dev->dma_unmap_single(p->dma_addr, PAGE_SIZE, p_.dma_dir, DMA_ATTR_SKIP_CPU_SYNC);
-    p->pp_mapped = false;
-    p->pp = nullptr;
-    p->dma_addr = 0;
-    ++release_cnt_;
-    ++stats_.released;
+    page_pool_release_page(p);
     k_.pages.__free_pages(p);
 }
 
