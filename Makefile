@@ -1,5 +1,6 @@
 # The README's two commands: `make run` and `make test`. Both set up a fresh machine.
 BUILD ?= build
+MAKEFLAGS += --no-print-directory
 JOBS  ?= $(shell nproc)
 EXPERIMENT ?= configs/experiments/imx8mp-xdp-tx.json
 
