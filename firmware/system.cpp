@@ -55,30 +55,37 @@ void apply_fec_config(fec_hw_params& hw, const config_view& fec) {
 linux_system::linux_system(cpu::core_api& core, const system_params& p)
     : core_(core), p_(p), costs_(cost_table::load(p.costs_file)) {
     auto bad = [](const std::string& m) { throw std::invalid_argument(m); };
+    // A check of one configuration key: the platform reports it against that key.
+    auto bad_key = [](const char* key, const std::string& m) { throw param_error(key, m); };
     if (p_.fecs.empty()) bad("linux_system: no FEC instance");
     if (p_.mem.dram_size < 16 * PAGE_SIZE) bad("linux_system: cacheable DRAM range too small for the kernel");
     if (p_.mem.coherent_size == 0) bad("linux_system: no coherent DMA pool");
     xdp::check_prog_name(p_.xdp_prog);
     const auto& d = p_.driver;
-    if (d.napi_budget < 1) bad("driver.napi_budget must be >= 1");
-    if (d.rx_ring_size != 0 && d.rx_ring_size < 2) bad("driver.rx_ring_size must be 0 (driver default) or >= 2");
+    if (d.napi_budget < 1) bad_key("driver.napi_budget", "must be >= 1");
+    if (d.rx_ring_size != 0 && d.rx_ring_size < 2) bad_key("driver.rx_ring_size", "must be 0 (driver default) or >= 2");
     if (d.tx_ring_size < 2 * (MAX_SKB_FRAGS + 1))
-        bad("driver.tx_ring_size must be >= " + std::to_string(2 * (MAX_SKB_FRAGS + 1)));
+        bad_key("driver.tx_ring_size", "must be >= " + std::to_string(2 * (MAX_SKB_FRAGS + 1)) +
+                                           " (2 x (MAX_SKB_FRAGS + 1))");
     if (p_.xdp_prog != "none" && d.xdp_mode == xdp_attach_mode::native && d.rx_buffers == rx_buffer_mode::legacy)
-        bad("driver.rx_buffers=legacy has no native XDP support: set driver.xdp_prog=none or driver.xdp_mode=generic");
+        bad_key("driver.rx_buffers",
+                "legacy has no native XDP support: set driver.xdp_prog=none or driver.xdp_mode=generic");
     if (p_.xdp_redirect_ifindex < 0 || p_.xdp_redirect_ifindex > int(p_.fecs.size()))
-        bad("driver.xdp_redirect_ifindex " + std::to_string(p_.xdp_redirect_ifindex) + " names no interface (there are " +
-            std::to_string(p_.fecs.size()) + ")");
+        bad_key("driver.xdp_redirect_ifindex", std::to_string(p_.xdp_redirect_ifindex) +
+                                                   " names no interface (there are " + std::to_string(p_.fecs.size()) +
+                                                   ")");
     for (auto& f : p_.fecs) {
         if (f.irqs.empty()) bad(f.hw.name + ": no interrupt line");
         for (int l : f.irqs)
             if (l < 0) bad(f.hw.name + ": negative interrupt line");
-        if (f.hw.rx_coalesce_frames > 255 || f.hw.tx_coalesce_frames > 255)
-            bad(f.hw.name + ": coalescing frame threshold above 255 (8-bit ICFT)");
+        if (f.hw.rx_coalesce_frames > 255) bad_key("fec.rx_coalesce.frames", "above 255 (8-bit ICFT)");
+        if (f.hw.tx_coalesce_frames > 255) bad_key("fec.tx_coalesce.frames", "above 255 (8-bit ICFT)");
         const double unit = f.hw.ahb_clock_hz / 64000.0;
-        if (uint64_t(f.hw.rx_coalesce_usecs * uint64_t(unit) / 1000) > 0xffff ||
-            uint64_t(f.hw.tx_coalesce_usecs * uint64_t(unit) / 1000) > 0xffff)
-            bad(f.hw.name + ": coalescing time above the 16-bit ICTT range at this AHB clock");
+        const auto ictt_max_us = std::to_string(uint64_t(0xffff * 1000 / uint64_t(unit)));
+        if (uint64_t(f.hw.rx_coalesce_usecs * uint64_t(unit) / 1000) > 0xffff)
+            bad_key("fec.rx_coalesce.usecs", "above the 16-bit ICTT range at this AHB clock (at most " + ictt_max_us + ")");
+        if (uint64_t(f.hw.tx_coalesce_usecs * uint64_t(unit) / 1000) > 0xffff)
+            bad_key("fec.tx_coalesce.usecs", "above the 16-bit ICTT range at this AHB clock (at most " + ictt_max_us + ")");
     }
     kernel_ = std::make_unique<kernel>(core_, costs_, p_.arch, p_.mem);
 }

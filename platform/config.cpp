@@ -378,6 +378,8 @@ config config::load(const std::string& experiment_path, const std::vector<std::s
     return c;
 }
 
+config_error config::error_at(const param_error& e) const { return error_at(dotted_to_pointer(e.key), e.what()); }
+
 config_error config::error_at(const std::string& pointer, const std::string& message) const {
     std::string p = pointer;
     while (!origin_.count(p) && !p.empty()) p = p.substr(0, p.rfind('/'));

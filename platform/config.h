@@ -18,6 +18,14 @@ struct config_error : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// A value the schema accepted but a model cannot use, thrown while the model is built from
+// its configuration. `key` is the dotted configuration key ("driver.rx_ring_size"), so the
+// platform can name the file (or --set) the value came from and its JSON pointer.
+struct param_error : std::invalid_argument {
+    param_error(std::string k, const std::string& message) : std::invalid_argument(message), key(std::move(k)) {}
+    std::string key;
+};
+
 // Read-only view of one section of a resolved configuration (e.g. "cpu" or "fec.rx").
 // Keys are dotted paths relative to the section. Every key is validated before a view exists,
 // so a missing key here is a programming error (std::logic_error), not bad input.
@@ -62,6 +70,7 @@ public:
     // A config_error for a value the schema accepted but the assembled model cannot use,
     // naming the file the value at `pointer` came from.
     config_error error_at(const std::string& pointer, const std::string& message) const;
+    config_error error_at(const param_error& e) const;
 
 private:
     nlohmann::json tree_;

@@ -41,6 +41,8 @@ void soc::build_host(const config& cfg) {
     try {
         checker_ = std::make_unique<cpu::coherency_checker>(cpu::coherency_params_from(cfg.view("coherency")));
         core_ = std::make_unique<cpu::core>("core0", 0, cpu::core_params_from(cfg.view("cpu")), *bus_);
+    } catch (const param_error& e) {
+        throw cfg.error_at(e);
     } catch (const std::invalid_argument& e) {
         throw cfg.error_at("/cpu", e.what());
     }
@@ -195,6 +197,8 @@ void soc::build_firmware(const config& cfg) {
     if (trace_) host = (traced_core_ = std::make_unique<tracing_core>(*core_, *trace_)).get();
     try {
         system_ = std::make_unique<firmware::linux_system>(*host, p);
+    } catch (const param_error& e) {
+        throw cfg.error_at(e);
     } catch (const std::invalid_argument& e) {
         throw cfg.error_at("/driver", e.what());
     }

@@ -98,6 +98,15 @@ core_params core_params_from(const config_view& v) {
     p.outer_cache = v.boolean("outer_cache.enabled");
     p.outer_line_op_ns = v.number("outer_cache.line_op_ns");
     p.outer_sync_ns = v.number("outer_cache.sync_ns");
+    // Geometry the schema cannot check: a power-of-two number of sets of whole lines.
+    for (const auto& [level, c] : {std::pair<const char*, const cache_params&>{"l1d", p.l1d}, {"l2", p.l2}}) {
+        const uint64_t way_bytes = uint64_t(c.ways) * p.line_bytes;
+        const uint64_t sets = c.size_bytes / way_bytes;
+        if (c.size_bytes % way_bytes != 0 || (sets & (sets - 1)) != 0)
+            throw param_error(v.prefix() + "." + level,
+                              std::to_string(c.size_bytes) + " bytes in " + std::to_string(c.ways) + " ways of " +
+                                  std::to_string(p.line_bytes) + "-byte lines is not a power-of-two number of sets");
+    }
     return p;
 }
 

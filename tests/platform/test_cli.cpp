@@ -83,6 +83,11 @@ TEST(cli, problems_found_while_assembling_or_booting_are_bad_input_too) {
         // found while assembling: validate sees them as well as run
         {"validate", "--set generator.pktgen='[\"bogus 1\"]'",
          "--set generator.pktgen=[\"bogus 1\"]: /generator/pktgen/0: unknown pktgen command \"bogus\"\n"},
+        {"validate", "--set driver.rx_ring_size=1",
+         "--set driver.rx_ring_size=1: /driver/rx_ring_size: must be 0 (driver default) or >= 2\n"},
+        {"validate", "--set fec.rx_coalesce.usecs=60000",
+         "--set fec.rx_coalesce.usecs=60000: /fec/rx_coalesce/usecs: above the 16-bit ICTT range at this AHB clock "
+         "(at most 15768)\n"},
         {"validate", "--set mem.regions.0.size_bytes=0x100",
          "--set mem.regions.0.size_bytes=0x100: /mem/regions/0/size_bytes: the FEC's registers need 2048 bytes, "
          "the region has 256\n"},
