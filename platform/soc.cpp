@@ -24,6 +24,7 @@ soc::soc(const config& cfg, const soc_options& opt) {
     build_memory(cfg);
     build_host(cfg);
     build_device(cfg);
+    build_address_map(cfg);
     build_network(cfg, opt);
     build_firmware(cfg);
 }
@@ -81,9 +82,13 @@ void soc::build_device(const config& cfg) {
             core_->irq[first + i].bind(*irq_wires_.back());
         }
     }
+}
 
-    // Address map (after every target is connected).
+// The address map, once every target is connected: mem.regions in configuration order (so
+// regions_[i] is /mem/regions/i), each checked against the target it decodes to.
+void soc::build_address_map(const config& cfg) {
     const auto& regions = cfg.view("mem").at("regions");
+    const uint64_t ddr_size = ddr_->params().size_bytes;
     for (size_t i = 0; i < regions.size(); ++i) {
         const auto& r = regions[i];
         const std::string where = "/mem/regions/" + std::to_string(i);
@@ -95,15 +100,19 @@ void soc::build_device(const config& cfg) {
         reg.target = r.at("target");
         reg.offset = parse_address(r.at("offset_bytes"));
         reg.latency_ns = r.at("latency_ns");
-        const uint64_t ddr_size = ddr_->params().size_bytes;
         if (reg.target == "ddr" && (reg.offset >= ddr_size || reg.size > ddr_size - reg.offset))
             throw cfg.error_at(where, "region '" + reg.name + "' extends past the end of DDR (" +
                                           std::to_string(ddr_size) + " bytes)");
+        if (reg.target == "fec0" && reg.size < fec::enet_window_bytes)
+            throw cfg.error_at(where + "/size_bytes", "the FEC's registers need " +
+                                                          std::to_string(fec::enet_window_bytes) +
+                                                          " bytes, the region has " + std::to_string(reg.size));
         try {
             bus_->add_region(reg);
         } catch (const std::invalid_argument& e) {
             throw cfg.error_at(where, e.what());
         }
+        regions_.push_back(reg);
     }
 }
 
@@ -153,22 +162,14 @@ void soc::build_firmware(const config& cfg) {
     // The kernel's linear map is the first cacheable DDR range; dma_alloc_coherent uses the
     // first non-cacheable one; the driver's registers are the fec0 window.
     firmware::fec_instance eth0;
-    const auto& regions = cfg.view("mem").at("regions");
-    for (size_t i = 0; i < regions.size(); ++i) {
-        const auto& r = regions[i];
-        const std::string target = r.at("target"), attr = r.at("attribute");
-        const uint64_t base = parse_address(r.at("base")), size = parse_address(r.at("size_bytes"));
-        const std::string pointer = "/mem/regions/" + std::to_string(i) + "/size_bytes";
-        if (target == "ddr" && attr == "normal_cacheable" && !p.mem.dram_size)
-            p.mem.dram_base = base, p.mem.dram_size = size, dram_region_ = pointer;
-        if (target == "ddr" && attr == "normal_noncacheable" && !p.mem.coherent_size)
-            p.mem.coherent_base = base, p.mem.coherent_size = size, coherent_region_ = pointer;
-        if (target == "fec0") {
-            if (size < fec::enet_window_bytes)
-                throw cfg.error_at(pointer, "the FEC's registers need " + std::to_string(fec::enet_window_bytes) +
-                                                " bytes, the region has " + std::to_string(size));
-            eth0.hw.regs = base;
-        }
+    for (size_t i = 0; i < regions_.size(); ++i) {
+        const mem::region& r = regions_[i];
+        const std::string size_pointer = "/mem/regions/" + std::to_string(i) + "/size_bytes";
+        if (r.target == "ddr" && r.attr == mem::mem_attr::normal_cacheable && !p.mem.dram_size)
+            p.mem.dram_base = r.base, p.mem.dram_size = r.size, dram_region_ = size_pointer;
+        if (r.target == "ddr" && r.attr == mem::mem_attr::normal_noncacheable && !p.mem.coherent_size)
+            p.mem.coherent_base = r.base, p.mem.coherent_size = r.size, coherent_region_ = size_pointer;
+        if (r.target == "fec0") eth0.hw.regs = r.base;
     }
     if (!p.mem.dram_size) throw cfg.error_at("/mem/regions", "no normal_cacheable DDR range for the kernel's memory");
     if (!p.mem.coherent_size)

@@ -67,11 +67,13 @@ private:
     void build_memory(const config& cfg);
     void build_host(const config& cfg);
     void build_device(const config& cfg);
+    void build_address_map(const config& cfg);
     void build_network(const config& cfg, const soc_options& opt);
     void build_firmware(const config& cfg);
 
     std::unique_ptr<mem::ddr> ddr_;
     std::unique_ptr<mem::router> bus_;
+    std::vector<mem::region> regions_;  // mem.regions in configuration order
     mem::ddr_stats ddr_base_;
 
     std::unique_ptr<cpu::coherency_checker> checker_;
