@@ -18,6 +18,12 @@ mem::ddr_params ddr_params_from(const config_view& c) {
     return p;
 }
 
+// XDP program runs: every verdict the driver counted (xdp2's `proto N: pkt/s` is this rate).
+uint64_t program_runs(const nlohmann::json& xdp) {
+    if (!xdp.is_object()) return 0;
+    return xdp.value("pass", 0ull) + xdp.value("drop", 0ull) + xdp.value("tx", 0ull) + xdp.value("redirect", 0ull);
+}
+
 }  // namespace
 
 soc::soc(const config& cfg, const soc_options& opt) {
@@ -232,7 +238,7 @@ std::vector<std::string> soc::live_lines(double interval_s) {
         return lines;
     }
     if (!x.is_object()) return lines;
-    const uint64_t runs = x.value("pass", 0ull) + x.value("drop", 0ull) + x.value("tx", 0ull) + x.value("redirect", 0ull);
+    const uint64_t runs = program_runs(x);
     const uint64_t errors = x.value("tx_errors", 0ull) + (xdp_prog_ == "drop" ? 0 : x.value("drop", 0ull));
     const uint64_t rx = rate(runs, last_runs_), err = rate(errors, last_errors_);
     const uint64_t xmit = rate(fec_->stats().tx_frames, last_tx_);
@@ -292,10 +298,7 @@ nlohmann::json soc::report(double window_s) const {
     j["rates"]["dut_rx_pps"] = fs.rx_frames / window_s;
     j["rates"]["dut_tx_pps"] = fs.tx_frames / window_s;
     const auto& x = j["dut"]["xdp"];
-    j["rates"]["xdp_prog_pps"] =
-        x.is_object() ? (x.value("pass", 0ull) + x.value("drop", 0ull) + x.value("tx", 0ull) + x.value("redirect", 0ull)) /
-                            window_s
-                      : 0.0;
+    j["rates"]["xdp_prog_pps"] = program_runs(x) / window_s;
     return j;
 }
 
