@@ -1,4 +1,3 @@
-#define SC_INCLUDE_DYNAMIC_PROCESSES  // sc_spawn
 #include "platform/live_monitor.h"
 
 #include "traffic/live_report.h"

@@ -1,5 +1,6 @@
 #include "traffic/pcap_replay.h"
 
+#include "models/process.h"
 #include "models/sim_stats.h"
 #include "platform/config.h"
 #include "traffic/pktgen_commands.h"
@@ -69,10 +70,7 @@ pcap_replay_params pcap_replay_params_from(const config& cfg, bool flow_control)
 
 pcap_replay::pcap_replay(sc_core::sc_module_name name, const pcap_replay_params& p)
     : sc_module(name), p_(p), trace_(load_pcap(p.path)), pause_(p.flow_control) {
-    using SC_CURRENT_USER_MODULE = pcap_replay;  // SC_METHOD without SC_HAS_PROCESS
-    SC_METHOD(on_tx);
-    sensitive << tx_ev_;
-    dont_initialize();
+    spawn_method("on_tx", tx_ev_, [this] { on_tx(); });
     started_at_ = loop_base_ = sc_time(p.start_delay_ns, SC_NS);
     tx_ev_.notify(started_at_);
 }

@@ -1,5 +1,6 @@
 #include "traffic/pktgen.h"
 
+#include "models/process.h"
 #include "models/sim_stats.h"
 #include "platform/config.h"
 #include "traffic/live_report.h"
@@ -41,13 +42,8 @@ pktgen::pktgen(sc_core::sc_module_name name, const pktgen_model_params& p)
       pause_(p.flow_control),
       rx_(sent_macs{builder_.src_mac(), builder_.dst_mac()}),
       ring_(std::max<uint32_t>(1, p.tx_ring_size)) {
-    using SC_CURRENT_USER_MODULE = pktgen;  // SC_METHOD without SC_HAS_PROCESS (SystemC 2.3 and 3.0)
-    SC_METHOD(on_cpu);
-    sensitive << cpu_ev_;
-    dont_initialize();
-    SC_METHOD(on_nic);
-    sensitive << nic_ev_;
-    dont_initialize();
+    spawn_method("on_cpu", cpu_ev_, [this] { on_cpu(); });
+    spawn_method("on_nic", nic_ev_, [this] { on_nic(); });
     started_at_ = next_tx_ = sc_time(p.start_delay_ns, SC_NS);  // pktgen: next_tx = now at start
     cpu_ev_.notify(started_at_);
 }

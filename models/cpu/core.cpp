@@ -1,6 +1,3 @@
-#ifndef SC_INCLUDE_DYNAMIC_PROCESSES
-#define SC_INCLUDE_DYNAMIC_PROCESSES  // sc_spawn: processes without SC_HAS_PROCESS
-#endif
 #include "models/cpu/core.h"
 
 #include "models/cpu/coherency.h"

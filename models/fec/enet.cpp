@@ -1,5 +1,4 @@
 // sc_spawn registers the engine methods without SC_HAS_PROCESS (SystemC 2.3 and 3.0 alike).
-#define SC_INCLUDE_DYNAMIC_PROCESSES
 #include "models/fec/enet.h"
 
 #include "models/fec/checksum.h"

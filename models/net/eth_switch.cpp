@@ -1,4 +1,3 @@
-#define SC_INCLUDE_DYNAMIC_PROCESSES  // sc_spawn on SystemC 2.3
 #include "models/net/eth_switch.h"
 
 #include "models/sim_stats.h"

@@ -2,9 +2,6 @@
 // fake DMA master whose accesses pass through a coherency_tap.
 #pragma once
 
-#ifndef SC_INCLUDE_DYNAMIC_PROCESSES
-#define SC_INCLUDE_DYNAMIC_PROCESSES
-#endif
 #include "models/cpu/coherency.h"
 #include "models/cpu/coherency_tap.h"
 #include "models/cpu/core.h"

@@ -7,6 +7,7 @@
 #include "models/mem/ddr.h"
 #include "models/mem/router.h"
 #include "models/net/frame.h"
+#include "models/process.h"
 #include "tests/support/tlm_initiator.h"
 
 #include <gtest/gtest.h>
@@ -95,7 +96,6 @@ struct bench : sc_core::sc_module {
     std::function<void(bench&)> body;
     fec::bd_format fmt = fec::bd_format::enhanced;
 
-    SC_HAS_PROCESS(bench);
     bench(sc_core::sc_module_name n, const fec::enet_params& p = test_params())
         : sc_module(n), dram("dram", test_ddr()), bus("bus"), dut("dut", p), cpu("cpu") {
         cpu.socket.bind(bus.in);
@@ -110,10 +110,10 @@ struct bench : sc_core::sc_module {
         bus.add_region(r);
         for (unsigned i = 0; i < fec::max_irq_lines; ++i) dut.irq[i].bind(irq[i]);
         dut.attach_wire(wire);
-        SC_THREAD(run);
-        SC_METHOD(watch_irq);
-        for (auto& s : irq) sensitive << s;
-        dont_initialize();
+        spawn_thread("run", [this] { run(); });
+        spawn_method("watch_irq",
+                     {&irq[0].value_changed_event(), &irq[1].value_changed_event(), &irq[2].value_changed_event()},
+                     [this] { watch_irq(); });
     }
     void run() { if (body) body(*this); }
     void watch_irq() {

@@ -3,7 +3,6 @@
 // fills RX descriptors with real frames and "transmits" ready TX descriptors.
 #pragma once
 
-#define SC_INCLUDE_DYNAMIC_PROCESSES
 #include <systemc>
 
 #include "firmware/system.h"

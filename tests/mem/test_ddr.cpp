@@ -1,5 +1,6 @@
 // DDR model: functional storage, latency and bus occupancy under concurrent requesters.
 #include "models/mem/ddr.h"
+#include "models/process.h"
 #include "models/sim_context.h"
 #include "tests/support/tlm_initiator.h"
 
@@ -43,13 +44,12 @@ struct bench : sc_core::sc_module {
         void fwd(tlm::tlm_generic_payload& gp, sc_time& d) { out->b_transport(gp, d); }
     } mux{"mux"};
 
-    SC_HAS_PROCESS(bench);
     explicit bench(sc_core::sc_module_name n) : sc_module(n) {
         a.socket.bind(mux.ta);
         b.socket.bind(mux.tb);
         mux.out.bind(dram.socket);
-        SC_THREAD(thread_a);
-        SC_THREAD(thread_b);
+        spawn_thread("thread_a", [this] { thread_a(); });
+        spawn_thread("thread_b", [this] { thread_b(); });
     }
     void thread_a() { if (run_a) run_a(a); }
     void thread_b() { if (run_b) run_b(b); }

@@ -1,6 +1,7 @@
 // Interconnect: decoding, attributes, fabric latency, target offsets, address errors, DMI.
 #include "models/mem/ddr.h"
 #include "models/mem/router.h"
+#include "models/process.h"
 #include "models/sim_context.h"
 #include "tests/support/tlm_initiator.h"
 
@@ -45,7 +46,6 @@ struct bench : sc_core::sc_module {
     test::tlm_initiator cpu{"cpu"};
     std::function<void(test::tlm_initiator&)> body;
 
-    SC_HAS_PROCESS(bench);
     explicit bench(sc_core::sc_module_name n) : sc_module(n) {
         cpu.socket.bind(bus.in);
         bus.connect("ddr", dram.socket);
@@ -53,7 +53,7 @@ struct bench : sc_core::sc_module {
         bus.add_region({"dram", 0x40000000, 48 << 20, mem::mem_attr::normal_cacheable, "ddr", 0, 20});
         bus.add_region({"coherent", 0x43000000, 16 << 20, mem::mem_attr::normal_noncacheable, "ddr", 48 << 20, 20});
         bus.add_region({"regs", 0x30be0000, 0x4000, mem::mem_attr::device, "dev", 0, 150});
-        SC_THREAD(run);
+        spawn_thread("run", [this] { run(); });
     }
     void run() { if (body) body(cpu); }
 };

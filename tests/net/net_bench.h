@@ -1,9 +1,6 @@
 // Bench parts for the net tests: a recording sink, a line-rate frame source and a frame builder.
 #pragma once
 
-#ifndef SC_INCLUDE_DYNAMIC_PROCESSES
-#define SC_INCLUDE_DYNAMIC_PROCESSES  // sc_spawn on SystemC 2.3
-#endif
 #include "models/net/eth_port.h"
 #include "models/net/frame.h"
 

@@ -2,6 +2,7 @@
 // simulated second, CPU-bound and wire-bound rates, burst and clone_skb semantics, count and the
 // Result line, a generator that receives the bounced stream sending slower by its RX cost,
 // PAUSE frames honoured, and the kernel-event budget.
+#include "models/process.h"
 #include "models/sim_context.h"
 #include "models/sim_stats.h"
 #include "tests/traffic/test_wire.h"
@@ -225,8 +226,7 @@ struct pause_injector : sc_core::sc_module {
     net::eth_tx* tx;
     pause_injector(sc_core::sc_module_name n, net::eth_tx& t, std::vector<std::pair<sc_time, uint16_t>> p)
         : sc_module(n), plan(std::move(p)), tx(&t) {
-        using SC_CURRENT_USER_MODULE = pause_injector;
-        SC_THREAD(run);
+        spawn_thread("run", [this] { run(); });
     }
     void run() {
         for (auto& [t, quanta] : plan) {

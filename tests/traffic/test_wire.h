@@ -4,6 +4,7 @@
 #pragma once
 
 #include "models/net/eth_port.h"
+#include "models/process.h"
 
 #include <systemc>
 
@@ -19,10 +20,7 @@ public:
 
     test_wire(sc_core::sc_module_name n, double speed_mbps, net::eth_sink* far = nullptr)
         : sc_module(n), speed_(speed_mbps), far_(far) {
-        using SC_CURRENT_USER_MODULE = test_wire;
-        SC_METHOD(deliver);
-        sensitive << ev_;
-        dont_initialize();
+        spawn_method("deliver", ev_, [this] { deliver(); });
     }
     void connect(net::eth_sink& far) { far_ = &far; }
 
