@@ -1,5 +1,6 @@
 #include "platform/live_monitor.h"
 
+#include "models/process.h"
 #include "traffic/live_report.h"
 
 #include <cstdio>
@@ -19,15 +20,8 @@ live_monitor::live_monitor(sc_core::sc_module_name name, interval_fn lines, doub
     : sc_module(name), lines_(std::move(lines)), total_s_(total_s), quiet_(quiet),
       wall_start_(std::chrono::steady_clock::now()), last_progress_(wall_start_) {
     if (quiet_) return;
-    sc_core::sc_spawn_options tick_opts, progress_opts;
-    tick_opts.spawn_method();
-    tick_opts.set_sensitivity(&tick_event_);
-    tick_opts.dont_initialize();
-    sc_core::sc_spawn([this] { tick(); }, "tick", &tick_opts);
-    progress_opts.spawn_method();
-    progress_opts.set_sensitivity(&progress_event_);
-    progress_opts.dont_initialize();
-    sc_core::sc_spawn([this] { progress(); }, "progress", &progress_opts);
+    spawn_method("tick", tick_event_, [this] { tick(); });
+    spawn_method("progress", progress_event_, [this] { progress(); });
     next_tick_ = sc_core::sc_time(start_s, sc_core::SC_SEC) + interval;
     tick_event_.notify(next_tick_);
     progress_event_.notify(progress_check);
