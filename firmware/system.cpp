@@ -58,8 +58,9 @@ linux_system::linux_system(cpu::core_api& core, const system_params& p)
     // A check of one configuration key: the platform reports it against that key.
     auto bad_key = [](const char* key, const std::string& m) { throw param_error(key, m); };
     if (p_.fecs.empty()) bad("linux_system: no FEC instance");
-    if (p_.mem.dram_size < 16 * PAGE_SIZE) bad("linux_system: cacheable DRAM range too small for the kernel");
-    if (p_.mem.coherent_size == 0) bad("linux_system: no coherent DMA pool");
+    if (p_.mem.dram_size < 16 * PAGE_SIZE)
+        throw memory_exhausted(memory_exhausted::pool::dram, "the cacheable DRAM range is too small for the kernel");
+    if (p_.mem.coherent_size == 0) throw memory_exhausted(memory_exhausted::pool::coherent, "no coherent DMA pool");
     xdp::check_prog_name(p_.xdp_prog);
     const auto& d = p_.driver;
     if (d.napi_budget < 1) bad_key("driver.napi_budget", "must be >= 1");
@@ -81,7 +82,8 @@ linux_system::linux_system(cpu::core_api& core, const system_params& p)
         if (f.hw.rx_coalesce_frames > 255) bad_key("fec.rx_coalesce.frames", "above 255 (8-bit ICFT)");
         if (f.hw.tx_coalesce_frames > 255) bad_key("fec.tx_coalesce.frames", "above 255 (8-bit ICFT)");
         const double unit = f.hw.ahb_clock_hz / 64000.0;
-        const auto ictt_max_us = std::to_string(uint64_t(0xffff * 1000 / uint64_t(unit)));
+        // The largest value whose truncated ICTT, us x unit / 1000, still fits in 16 bits.
+        const auto ictt_max_us = std::to_string(uint64_t((0xffff * 1000 + 999) / uint64_t(unit)));
         if (uint64_t(f.hw.rx_coalesce_usecs * uint64_t(unit) / 1000) > 0xffff)
             bad_key("fec.rx_coalesce.usecs", "above the 16-bit ICTT range at this AHB clock (at most " + ictt_max_us + ")");
         if (uint64_t(f.hw.tx_coalesce_usecs * uint64_t(unit) / 1000) > 0xffff)

@@ -378,13 +378,28 @@ config config::load(const std::string& experiment_path, const std::vector<std::s
     return c;
 }
 
-config_error config::error_at(const param_error& e) const { return error_at(dotted_to_pointer(e.key), e.what()); }
-
-config_error config::error_at(const std::string& pointer, const std::string& message) const {
+std::string config::origin_of(const std::string& pointer) const {
     std::string p = pointer;
     while (!origin_.count(p) && !p.empty()) p = p.substr(0, p.rfind('/'));
     const auto it = origin_.find(p);
-    return config_error((it == origin_.end() ? "<config>" : it->second) + ": " + pointer + ": " + message);
+    return it == origin_.end() ? "<config>" : it->second;
+}
+
+config_error config::error_at(const param_error& e) const {
+    // Blame the key a --set changed, else one the experiment changed, else the first.
+    const std::string profile = origin_of("");
+    std::string best = dotted_to_pointer(e.keys.at(0));
+    int best_rank = 0;
+    for (const std::string& k : e.keys) {
+        const std::string src = origin_of(dotted_to_pointer(k));
+        const int rank = src.rfind("--set", 0) == 0 ? 2 : src != profile ? 1 : 0;
+        if (rank > best_rank) best_rank = rank, best = dotted_to_pointer(k);
+    }
+    return error_at(best, e.what());
+}
+
+config_error config::error_at(const std::string& pointer, const std::string& message) const {
+    return config_error(origin_of(pointer) + ": " + pointer + ": " + message);
 }
 
 config_view::config_view(const json& root, std::string prefix) : prefix_(std::move(prefix)) {

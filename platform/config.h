@@ -19,11 +19,15 @@ struct config_error : std::runtime_error {
 };
 
 // A value the schema accepted but a model cannot use, thrown while the model is built from
-// its configuration. `key` is the dotted configuration key ("driver.rx_ring_size"), so the
-// platform can name the file (or --set) the value came from and its JSON pointer.
+// its configuration. `keys` are the dotted configuration keys involved ("driver.rx_ring_size";
+// several for a combination), so the platform can name the JSON pointer and the file (or
+// --set) the value came from: the most recently layered of them.
 struct param_error : std::invalid_argument {
-    param_error(std::string k, const std::string& message) : std::invalid_argument(message), key(std::move(k)) {}
-    std::string key;
+    param_error(std::string key, const std::string& message)
+        : std::invalid_argument(message), keys{std::move(key)} {}
+    param_error(std::vector<std::string> ks, const std::string& message)
+        : std::invalid_argument(message), keys(std::move(ks)) {}
+    std::vector<std::string> keys;
 };
 
 // Read-only view of one section of a resolved configuration (e.g. "cpu" or "fec.rx").
@@ -73,6 +77,8 @@ public:
     config_error error_at(const param_error& e) const;
 
 private:
+    std::string origin_of(const std::string& pointer) const;  // file or "--set ..." of a value
+
     nlohmann::json tree_;
     std::map<std::string, std::string> origin_;  // JSON pointer -> file or "--set ..."
 };

@@ -64,6 +64,12 @@ nlohmann::json run_simulation(const config& cfg, const run_options& opt) {
 void check_assembly(const config& cfg) {
     fresh_simulation();
     soc chip(cfg);
+    // Every profile opens its interface within a few simulated milliseconds.
+    const sc_core::sc_time step(1, sc_core::SC_MS), limit(100, sc_core::SC_MS);
+    while (!chip.firmware_booted() && sc_core::sc_time_stamp() < limit) {
+        sc_core::sc_start(step);
+        chip.check();
+    }
 }
 
 void write_result(const std::string& path, const nlohmann::json& result) {

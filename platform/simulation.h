@@ -16,9 +16,9 @@ struct run_options {
 // Runs `cfg` in a fresh SystemC context and returns the result document (docs/results.md).
 nlohmann::json run_simulation(const config& cfg, const run_options& opt = {});
 
-// Builds the SoC of `cfg` without running it, so every check done while assembling it (address
-// map, model parameters, driver parameters, traffic commands and files) reports its
-// config_error; what only booting can find (memory too small for the rings) is not seen here.
+// Builds the SoC of `cfg` and runs it until the driver has opened the interface, so every check
+// done while assembling and booting it (address map, model, driver and traffic parameters,
+// memory for the rings) reports its config_error; nothing is measured.
 void check_assembly(const config& cfg);
 
 // Writes `result` as indented JSON with a trailing newline; throws std::runtime_error on I/O errors.

@@ -202,8 +202,11 @@ void soc::build_firmware(const config& cfg) {
 
     cpu::core_api* host = core_.get();
     if (trace_) host = (traced_core_ = std::make_unique<tracing_core>(*core_, *trace_)).get();
+    cfg_ = &cfg;
     try {
         system_ = std::make_unique<firmware::linux_system>(*host, p);
+    } catch (const firmware::memory_exhausted& e) {
+        throw memory_error(e);
     } catch (const param_error& e) {
         throw cfg.error_at(e);
     } catch (const std::invalid_argument& e) {
@@ -214,12 +217,13 @@ void soc::build_firmware(const config& cfg) {
     core_->set_firmware([this](cpu::core_api&) {
         try {
             system_->run();
+        } catch (const sc_core::sc_unwind_exception&) {
+            throw;  // SystemC killing or resetting the thread: not ours to keep
         } catch (...) {
             firmware_failure_ = std::current_exception();
             sc_core::sc_stop();
         }
     });
-    cfg_ = &cfg;
 }
 
 std::vector<std::string> soc::live_lines(double interval_s) {
@@ -308,10 +312,14 @@ void soc::check() const {
     try {
         std::rethrow_exception(firmware_failure_);
     } catch (const firmware::memory_exhausted& e) {
-        const bool dram = e.where == firmware::memory_exhausted::pool::dram;
-        throw cfg_->error_at(dram ? dram_region_ : coherent_region_,
-                             std::string(e.what()) + " (the region is too small for the driver's rings and buffers)");
+        throw memory_error(e);
     }
+}
+
+config_error soc::memory_error(const firmware::memory_exhausted& e) const {
+    const bool dram = e.where == firmware::memory_exhausted::pool::dram;
+    return cfg_->error_at(dram ? dram_region_ : coherent_region_,
+                          std::string(e.what()) + " (the region is too small for the driver's rings and buffers)");
 }
 
 void soc::finish() {

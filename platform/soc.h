@@ -70,6 +70,7 @@ private:
     void build_address_map(const config& cfg);
     void build_network(const config& cfg, const soc_options& opt);
     void build_firmware(const config& cfg);
+    config_error memory_error(const firmware::memory_exhausted& e) const;
 
     std::unique_ptr<mem::ddr> ddr_;
     std::unique_ptr<mem::router> bus_;

@@ -40,8 +40,6 @@ struct page {
 
 class kernel;
 
-// Order-0 page allocator over one cacheable DRAM range (models the buddy allocator's per-CPU
-// free lists: LIFO, hot pages first). The range starts with the simulated vmemmap.
 // A boot-time allocation (rings, driver and stack state) found the simulated memory too small:
 // a configuration problem, which the platform reports against the region to enlarge.
 struct memory_exhausted : std::runtime_error {
@@ -50,6 +48,8 @@ struct memory_exhausted : std::runtime_error {
     pool where;
 };
 
+// Order-0 page allocator over one cacheable DRAM range (models the buddy allocator's per-CPU
+// free lists: LIFO, hot pages first). The range starts with the simulated vmemmap.
 class page_allocator {
 public:
     page_allocator(kernel& k, addr_t base, uint64_t size);

@@ -100,7 +100,8 @@ core_params core_params_from(const config_view& v) {
         const uint64_t way_bytes = uint64_t(c.ways) * p.line_bytes;
         const uint64_t sets = c.size_bytes / way_bytes;
         if (c.size_bytes % way_bytes != 0 || (sets & (sets - 1)) != 0)
-            throw param_error(v.prefix() + "." + level,
+            throw param_error({v.prefix() + "." + level + ".size_bytes", v.prefix() + "." + level + ".ways",
+                               v.prefix() + ".line_bytes"},
                               std::to_string(c.size_bytes) + " bytes in " + std::to_string(c.ways) + " ways of " +
                                   std::to_string(p.line_bytes) + "-byte lines is not a power-of-two number of sets");
     }
@@ -298,8 +299,8 @@ void core::cached_access(addr_t a, size_t len, bool write) {
             ++stats_.l1_hits;
             l1_.use(e);
             charge(cost::compute, l1_hit_);
-            if (e->ready_ps) {  // a prefetch is still filling the line: wait for the rest
-                wait_until(sc_time::from_value(e->ready_ps), cost::cache_miss);
+            if (e->ready_ps) {  // a prefetch is still filling the line: the access ends no earlier
+                g.done = std::max(g.done, sc_time::from_value(e->ready_ps));
                 e->ready_ps = 0;
             }
         } else {
@@ -314,7 +315,7 @@ void core::cached_access(addr_t a, size_t len, bool write) {
             stale_hi = la;
         }
     }
-    if (g.n) wait_until(g.done, cost::cache_miss);
+    if (g.done > SC_ZERO_TIME) wait_until(g.done, cost::cache_miss);
     if (stale_lo <= stale_hi && tracking_) {
         const addr_t lo = std::max<addr_t>(a, stale_lo << shift_);
         const addr_t hi = std::min<addr_t>(a + len, (stale_hi + 1) << shift_);
@@ -327,13 +328,14 @@ cache::line* core::fill_l1(uint64_t la, fill_group& g) {
     const line_source src = fetch_line(la);
     if (src.from_l2) {
         charge(cost::cache_miss, l2_hit_);
+        wait_until(src.ready, cost::cache_miss);  // later only while a prefetch still fills L2
     } else {
         g.done = std::max(g.done, src.ready);
         if (++g.n == p_.miss_overlap) {
             wait_until(g.done, cost::cache_miss);
             g = fill_group{};
         }
-        allocate_l2(la);
+        allocate_l2(la)->flags |= cache::touched;
     }
     return place_in_l1(la, src.inherit);
 }
@@ -345,7 +347,8 @@ core::line_source core::fetch_line(uint64_t la) {
     if (cache::line* e2 = l2_->find(la)) {
         ++stats_.l2_hits;
         l2_->use(e2);
-        return {true, now() + l2_hit_, uint8_t(e2->flags & cache::stale)};
+        const sc_time ready = std::max(now() + l2_hit_, sc_time::from_value(e2->ready_ps));
+        return {true, ready, uint8_t(e2->flags & cache::stale)};
     }
     ++stats_.l2_misses;
     const sc_time issue = qk_.get_local_time() + l2_hit_;
@@ -353,10 +356,11 @@ core::line_source core::fetch_line(uint64_t la) {
     return {false, done, 0};
 }
 
-void core::allocate_l2(uint64_t la) {
+cache::line* core::allocate_l2(uint64_t la) {
     cache::line victim;
-    l2_->allocate(la, victim)->flags |= cache::touched;
+    cache::line* e2 = l2_->allocate(la, victim);
     if (victim.flags) evict_l2(victim);
+    return e2;
 }
 
 cache::line* core::place_in_l1(uint64_t la, uint8_t inherit) {
@@ -367,16 +371,18 @@ cache::line* core::place_in_l1(uint64_t la, uint8_t inherit) {
     return e1;
 }
 
+// A hint: never faults (unmapped or non-cacheable addresses are ignored, as PRFM does) and does
+// not count as a use of the line (the first real access marks it touched). Only a dirty victim's
+// hand-off to the eviction buffer is charged to the core.
 void core::prefetch(addr_t a) {
-    if (region_of(a, 1).attr != mem::mem_attr::normal_cacheable) return;
+    const mem::region* r = map_.decode(a);
+    if (!r || r->attr != mem::mem_attr::normal_cacheable) return;
     const uint64_t la = a >> shift_;
     if (l1_.find(la)) return;
     ++stats_.prefetches;
     const line_source src = fetch_line(la);
-    if (!src.from_l2) allocate_l2(la);
-    cache::line* e = place_in_l1(la, src.inherit);
-    e->flags |= cache::touched;
-    e->ready_ps = src.ready.value();
+    if (!src.from_l2) allocate_l2(la)->ready_ps = src.ready.value();
+    place_in_l1(la, src.inherit)->ready_ps = src.ready.value();
 }
 
 void core::evict_l1(const cache::line& v) {

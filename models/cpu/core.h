@@ -178,7 +178,7 @@ private:
         uint8_t inherit;         // state bits the L1 copy takes over (stale)
     };
     line_source fetch_line(uint64_t la);
-    void allocate_l2(uint64_t la);
+    cache::line* allocate_l2(uint64_t la);
     cache::line* place_in_l1(uint64_t la, uint8_t inherit);
     void evict_l1(const cache::line& v);
     void place_in_l2(uint64_t la, uint8_t flags, uint16_t fn);

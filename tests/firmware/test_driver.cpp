@@ -89,6 +89,13 @@ TEST(fec_driver, xdp_drop_counts_rearms_and_recycles) {
         EXPECT_EQ(r.fec().stats.rx_packets, 10u);
         EXPECT_EQ(r.fec().stats.rx_bytes, 10u * 66);  // pad + frame + FCS, as the page-pool driver counts
         EXPECT_EQ(r.sys->packets(), 10u);
+        // prefetch(page_address(page)) once per frame: the page's first (headroom) line.
+        uint64_t prefetches = 0;
+        for (const auto& [a, n] : r.core.c.prefetch_at) {
+            EXPECT_EQ(a % PAGE_SIZE, 0u) << std::hex << a;
+            prefetches += n;
+        }
+        EXPECT_EQ(prefetches, 10u);
         for (uint32_t i = 0; i < 10; ++i) {
             const addr_t bd = r.rx_bd(i);
             EXPECT_EQ(r.core.h16(bd + BD_SC), BD_ENET_RX_EMPTY) << i;  // re-armed, stats bits cleared

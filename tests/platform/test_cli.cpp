@@ -85,9 +85,14 @@ TEST(cli, problems_found_while_assembling_or_booting_are_bad_input_too) {
          "--set generator.pktgen=[\"bogus 1\"]: /generator/pktgen/0: unknown pktgen command \"bogus\"\n"},
         {"validate", "--set driver.rx_ring_size=1",
          "--set driver.rx_ring_size=1: /driver/rx_ring_size: must be 0 (driver default) or >= 2\n"},
-        {"validate", "--set fec.rx_coalesce.usecs=60000",
-         "--set fec.rx_coalesce.usecs=60000: /fec/rx_coalesce/usecs: above the 16-bit ICTT range at this AHB clock "
-         "(at most 15768)\n"},
+        // 266 MHz: 4156 units of 64 cycles per ms; 15769 us -> 65535 units is the last that fits
+        {"validate", "--set fec.rx_coalesce.usecs=15770",
+         "--set fec.rx_coalesce.usecs=15770: /fec/rx_coalesce/usecs: above the 16-bit ICTT range at this AHB clock "
+         "(at most 15769)\n"},
+        // a combination of values: the one the --set changed is named
+        {"validate", "--set cpu.l1d.size_bytes=3072",
+         "--set cpu.l1d.size_bytes=3072: /cpu/l1d/size_bytes: 3072 bytes in 4 ways of 64-byte lines is not a "
+         "power-of-two number of sets\n"},
         {"validate", "--set mem.regions.0.size_bytes=0x100",
          "--set mem.regions.0.size_bytes=0x100: /mem/regions/0/size_bytes: the FEC's registers need 2048 bytes, "
          "the region has 256\n"},
@@ -95,9 +100,10 @@ TEST(cli, problems_found_while_assembling_or_booting_are_bad_input_too) {
         {"run", "--set mem.regions.2.size_bytes=0x1000",
          "--set mem.regions.2.size_bytes=0x1000: /mem/regions/2/size_bytes: dma_alloc_coherent: coherent pool "
          "exhausted (122880 bytes requested, 4096 left) (the region is too small for the driver's rings and buffers)\n"},
-        {"run", "--set warmup_s=0.0001",
-         "--set warmup_s=0.0001: /warmup_s: the driver is still opening the interface at the end of the warm-up "
-         "(100 us); use a longer warm-up\n"},
+        // a 4096-entry RX ring takes longer than 1 ms to fill with pages at open
+        {"run", "--set driver.rx_ring_size=4096 --set warmup_s=0.001",
+         "--set warmup_s=0.001: /warmup_s: the driver is still opening the interface at the end of the warm-up "
+         "(1 ms); use a longer warm-up\n"},
     };
     for (const row& r : rows) {
         const outcome o = run(r.command + " " + experiment + (r.command == "run" ? " --quiet" : "") +

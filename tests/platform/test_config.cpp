@@ -112,7 +112,7 @@ TEST(config, typo_wrong_type_and_out_of_range_give_one_line_each) {
     ASSERT_EQ(got.size(), 3u) << load_error(path);
     EXPECT_EQ(got[0], path + ": /durration_s: unknown key (did you mean 'duration_s'?)");
     EXPECT_EQ(got[1], path + ": /seed: expected an integer, got string \"one\"");
-    EXPECT_EQ(got[2], path + ": /warmup_s: expected a value in [0, 3600], got -1");
+    EXPECT_EQ(got[2], path + ": /warmup_s: expected a value in [0.001, 3600], got -1");
 }
 
 TEST(config, enum_errors_list_the_allowed_values) {

@@ -1,4 +1,4 @@
-// Regression goldens for CI: each published study (scripts/published.tsv) run for a short
+// Regression goldens for CI: every published study (scripts/published.tsv) run for a short
 // window, its headline rates and per-packet CPU time compared with tests/regression/goldens.json.
 // The goldens are the model's own earlier output, not the published measurements: they catch a
 // model or driver change that moves a figure. To accept a deliberate move:
@@ -10,6 +10,8 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <set>
+#include <sstream>
 
 namespace fecsim {
 namespace {
@@ -17,24 +19,31 @@ namespace {
 using nlohmann::json;
 
 struct study {
-    const char* name;
-    const char* experiment;
+    std::string name, experiment;
     std::vector<std::string> sets;
 };
 
-const std::vector<study> studies = {
-    {"E1-v4", "imx8mp-xdp-tx.json", {"driver.xdp_tx_variant=v4"}},
-    {"E1-sync_len", "imx8mp-xdp-tx.json", {"driver.xdp_tx_variant=sync_len"}},
-    {"E1-merged", "imx8mp-xdp-tx.json", {"driver.xdp_tx_variant=merged"}},
-    {"E2-sync_len", "imx8mp-xdp-tx-gen-rx.json", {"driver.xdp_tx_variant=sync_len"}},
-    {"E3b-v4", "imx8mp-xdp-tx-flow-control.json", {"driver.xdp_tx_variant=v4", "link.topology=direct"}},
-    {"E4", "imx8mp-xdp-redirect.json", {}},
-    {"E5", "imx8mp-xdp2-generic.json", {}},
-    {"E9-tx-per_frame", "imx93-xdp-bench.json", {"driver.tx_doorbell=per_frame"}},
-    {"E9-tx-per_poll", "imx93-xdp-bench.json", {"driver.tx_doorbell=per_poll"}},
-    {"E9-pass", "imx93-xdp-bench.json", {"driver.xdp_prog=pass"}},
-    {"E9-redirect", "imx93-xdp-bench.json", {"driver.xdp_prog=redirect"}},
-};
+// One study per distinct (experiment, overrides) of scripts/published.tsv, named after its
+// first row.
+std::vector<study> published_studies() {
+    std::ifstream in(FECSIM_PUBLISHED_TSV);
+    EXPECT_TRUE(in) << FECSIM_PUBLISHED_TSV;
+    std::vector<study> out;
+    std::set<std::string> seen;
+    for (std::string line; std::getline(in, line);) {
+        if (line.empty() || line[0] == '#') continue;
+        std::vector<std::string> col;
+        std::istringstream fields(line);
+        for (std::string f; std::getline(fields, f, '\t');) col.push_back(f);
+        if (col.size() < 3 || !seen.insert(col[1] + "\t" + col[2]).second) continue;
+        study s{col[0], col[1], {}};
+        std::istringstream sets(col[2]);
+        for (std::string set; sets >> set;)
+            if (set != "-") s.sets.push_back(set);
+        out.push_back(s);
+    }
+    return out;
+}
 
 // The figures a golden pins.
 json headline(const json& r) {
@@ -54,26 +63,28 @@ json run_study(const study& s) {
     sets.push_back("duration_s=0.02");
     run_options quiet;
     quiet.quiet = true;
-    return headline(run_simulation(config::load(std::string(FECSIM_SOURCE_CONFIG_DIR) + "/experiments/" + s.experiment, sets), quiet));
+    return headline(run_simulation(config::load(std::string(FECSIM_SOURCE_DIR) + "/" + s.experiment, sets), quiet));
 }
 
 TEST(goldens, published_studies_keep_their_figures) {
     if (std::getenv("FECSIM_UPDATE_GOLDENS")) {
         json all = json::object();
-        for (const study& s : studies) all[s.name] = run_study(s);
+        for (const study& s : published_studies()) all[s.name] = run_study(s);
         std::ofstream(FECSIM_GOLDENS_FILE) << all.dump(2) << '\n';
         GTEST_SKIP() << "goldens rewritten: " << FECSIM_GOLDENS_FILE;
     }
     std::ifstream in(FECSIM_GOLDENS_FILE);
     ASSERT_TRUE(in) << FECSIM_GOLDENS_FILE << " is missing: run scripts/update-goldens.sh";
     const json goldens = json::parse(in);
+    const std::vector<study> studies = published_studies();
+    EXPECT_GE(studies.size(), 10u);
     for (const study& s : studies) {
         SCOPED_TRACE(s.name);
         ASSERT_TRUE(goldens.contains(s.name)) << "no golden for " << s.name << ": run scripts/update-goldens.sh";
         const json got = run_study(s), want = goldens[s.name];
         for (auto& [key, w] : want.items()) {
-            // The runs are deterministic; 0.1% leaves room for floating-point reassociation only.
-            EXPECT_NEAR(got[key].get<double>(), w.get<double>(), std::abs(w.get<double>()) * 1e-3) << key;
+            // The runs are deterministic: any move beyond floating-point rounding is a change.
+            EXPECT_NEAR(got[key].get<double>(), w.get<double>(), std::abs(w.get<double>()) * 1e-9) << key;
         }
     }
 }
