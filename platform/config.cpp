@@ -210,8 +210,12 @@ private:
         } else if (type == "integer") {
             if (!v.is_number() || std::floor(v.get<double>()) != v.get<double>())
                 return error(p, "expected an integer, got " + describe(v));
-            if (v.is_number_float()) v = static_cast<int64_t>(v.get<double>());
-            range(v, s, p);
+            // Check the range before converting: an integral float may be far beyond int64.
+            if (!range(v, s, p)) return;
+            if (v.is_number_float()) {
+                if (std::abs(v.get<double>()) >= 9.2e18) return error(p, "expected a 64-bit integer, got " + v.dump());
+                v = static_cast<int64_t>(v.get<double>());
+            }
         } else if (type == "boolean") {
             if (!v.is_boolean()) return error(p, "expected true or false, got " + describe(v));
         } else if (type == "string") {
@@ -242,7 +246,8 @@ private:
         }
     }
 
-    void range(const json& v, const json& s, const std::string& p) {
+    // False (and an error) when `v` lies outside the leaf's [min, max].
+    bool range(const json& v, const json& s, const std::string& p) {
         const double x = v.get<double>();
         const bool lo = s.contains("min") && x < s["min"].get<double>();
         const bool hi = s.contains("max") && x > s["max"].get<double>();
@@ -251,7 +256,9 @@ private:
                 ? "a value in [" + s["min"].dump() + ", " + s["max"].dump() + "]"
                 : s.contains("min") ? "a value >= " + s["min"].dump() : "a value <= " + s["max"].dump();
             error(p, "expected " + want + ", got " + v.dump());
+            return false;
         }
+        return true;
     }
 
     static bool has_required(const json& schema) {

@@ -90,6 +90,9 @@ TEST(config, set_overrides_are_typed) {
     EXPECT_EQ(c.view("mem.ddr").number("read_latency_ns"), 120.5);
     // An integral float is accepted for an integer key and stored as an integer.
     EXPECT_TRUE(config::load(data + "/minimal.json", {"seed=3.0"}).tree().at("seed").is_number_integer());
+    // An integral float far beyond the range is an error, not an overflow.
+    EXPECT_EQ(load_error(data + "/minimal.json", {"seed=1e30"}),
+              "--set seed=1e30: /seed: expected a value in [0, 4294967295], got 1e+30");
 }
 
 TEST(config, set_errors_name_the_override) {
