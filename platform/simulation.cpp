@@ -13,6 +13,22 @@
 
 namespace fecsim {
 
+namespace {
+
+// Runs the simulation for `t`. A stop inside it (a strict coherency violation, a firmware
+// failure) leaves sc_start as an sc_report or through sc_stop; check() rethrows the original.
+void advance(soc& chip, const sc_core::sc_time& t) {
+    try {
+        sc_core::sc_start(t);
+    } catch (...) {
+        chip.finish();
+        throw;
+    }
+    chip.check();
+}
+
+}  // namespace
+
 nlohmann::json run_simulation(const config& cfg, const run_options& opt) {
     fresh_simulation();
     const double warmup_s = cfg.tree().at("warmup_s"), duration_s = cfg.tree().at("duration_s");
@@ -23,18 +39,7 @@ nlohmann::json run_simulation(const config& cfg, const run_options& opt) {
     // Live output covers the measurement window, as the modelled tool started with it would.
     live_monitor monitor("live", [&](double interval_s) { return chip.live_lines(interval_s); }, warmup_s,
                          warmup_s + duration_s, opt.quiet);
-    // A stop inside the simulation (a strict coherency violation, a firmware failure) leaves
-    // sc_start as an sc_report or through sc_stop; check() rethrows the original.
-    auto advance = [&](double seconds) {
-        try {
-            sc_core::sc_start(sc_core::sc_time(seconds, sc_core::SC_SEC));
-        } catch (...) {
-            chip.finish();
-            throw;
-        }
-        chip.check();
-    };
-    if (warmup_s > 0) advance(warmup_s);
+    advance(chip, sc_core::sc_time(warmup_s, sc_core::SC_SEC));
     // Statistics of a DUT that is still opening its interface would mix boot and steady state.
     if (!chip.firmware_booted())
         throw cfg.error_at("/warmup_s", "the driver is still opening the interface at the end of the warm-up (" +
@@ -42,7 +47,7 @@ nlohmann::json run_simulation(const config& cfg, const run_options& opt) {
                                             "); use a longer warm-up");
     chip.reset_stats();
     const uint64_t events_at_window = sim_stats::kernel_events;
-    advance(duration_s);
+    advance(chip, sc_core::sc_time(duration_s, sc_core::SC_SEC));
 
     monitor.finish();
     chip.finish();
@@ -66,10 +71,7 @@ void check_assembly(const config& cfg) {
     soc chip(cfg);
     // Every profile opens its interface within a few simulated milliseconds.
     const sc_core::sc_time step(1, sc_core::SC_MS), limit(100, sc_core::SC_MS);
-    while (!chip.firmware_booted() && sc_core::sc_time_stamp() < limit) {
-        sc_core::sc_start(step);
-        chip.check();
-    }
+    while (!chip.firmware_booted() && sc_core::sc_time_stamp() < limit) advance(chip, step);
 }
 
 void write_result(const std::string& path, const nlohmann::json& result) {
