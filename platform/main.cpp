@@ -22,7 +22,8 @@ constexpr const char* usage =
     "usage: fecsim run CONFIG.json [--set dotted.key=value ...] [--out result.json] [--pcap wire.pcapng]\n"
     "                  [--trace trace.json] [--quiet]\n"
     "       fecsim validate CONFIG.json [--set dotted.key=value ...]\n"
-    "       fecsim list\n";
+    "       fecsim list\n"
+    "       fecsim help\n";
 
 struct bad_usage {
     std::string message;
@@ -39,7 +40,7 @@ options parse(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty()) throw bad_usage{"missing command"};
     o.command = args[0];
-    if (o.command != "run" && o.command != "validate" && o.command != "list")
+    if (o.command != "run" && o.command != "validate" && o.command != "list" && o.command != "help")
         throw bad_usage{"unknown command '" + o.command + "'"};
     const bool takes_run_options = o.command == "run";
     for (size_t i = 1; i < args.size(); ++i) {
@@ -50,7 +51,8 @@ options parse(int argc, char** argv) {
             return args[++i];
         };
         auto is = [&](const std::string& flag) { return a == flag || a.rfind(flag + "=", 0) == 0; };
-        if (o.command == "list") throw bad_usage{"list takes no arguments, got '" + a + "'"};
+        if (o.command == "list" || o.command == "help")
+            throw bad_usage{o.command + " takes no arguments, got '" + a + "'"};
         if (is("--set")) o.sets.push_back(value("--set"));
         else if (takes_run_options && is("--out")) o.out_path = value("--out");
         else if (takes_run_options && is("--pcap")) o.pcap_path = value("--pcap");
@@ -60,7 +62,8 @@ options parse(int argc, char** argv) {
         else if (o.config_path.empty()) o.config_path = a;
         else throw bad_usage{"unexpected argument '" + a + "'"};
     }
-    if (o.command != "list" && o.config_path.empty()) throw bad_usage{o.command + " needs a CONFIG.json"};
+    if ((o.command == "run" || o.command == "validate") && o.config_path.empty())
+        throw bad_usage{o.command + " needs a CONFIG.json"};
     return o;
 }
 
@@ -113,6 +116,10 @@ int main(int argc, char** argv) {
     } catch (const bad_usage& e) {
         std::cerr << "fecsim: " << e.message << '\n' << usage;
         return 2;
+    }
+    if (o.command == "help") {
+        std::cout << usage << "Configuration: docs/configuration.md; result file: docs/results.md.\n";
+        return 0;
     }
     if (o.command == "list") return list_configs();
 

@@ -114,6 +114,13 @@ TEST(cli, problems_found_while_assembling_or_booting_are_bad_input_too) {
     }
 }
 
+TEST(cli, help_prints_the_usage) {
+    const outcome o = run("help");
+    EXPECT_EQ(o.status, 0);
+    EXPECT_EQ(o.out.rfind("usage: fecsim run CONFIG.json", 0), 0u) << o.out;
+    EXPECT_EQ(run("help me").status, 2);
+}
+
 TEST(cli, list_shows_platforms_and_experiments) {
     const outcome o = run("list");
     ASSERT_EQ(o.status, 0);
