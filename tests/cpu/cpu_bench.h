@@ -8,6 +8,7 @@
 #include "models/mem/ddr.h"
 #include "models/mem/router.h"
 #include "models/sim_context.h"
+#include "tests/support/test_ddr.h"
 #include "tests/support/tlm_initiator.h"
 
 #include <systemc>
@@ -69,16 +70,6 @@ inline cpu::core_params test_params() {
     p.irq_entry_cycles = 600;
     p.irq_exit_cycles = 300;
     return p;
-}
-
-inline mem::ddr_params test_ddr() {
-    mem::ddr_params d;
-    d.size_bytes = 64 << 20;
-    d.read_latency_ns = 90;
-    d.write_latency_ns = 20;
-    d.bandwidth_mb_per_s = 16000;  // 64 B burst = 4 ns
-    d.burst_bytes = 64;
-    return d;
 }
 
 struct cpu_bench {

@@ -8,6 +8,7 @@
 #include "models/mem/router.h"
 #include "models/net/frame.h"
 #include "models/process.h"
+#include "tests/support/test_ddr.h"
 #include "tests/support/tlm_initiator.h"
 
 #include <gtest/gtest.h>
@@ -41,16 +42,6 @@ inline fec::enet_params test_params() {
     p.rx_mac_latency_ns = 64;
     p.system_clock_mhz = 266;
     p.mdio_clock_mhz = 266;
-    return p;
-}
-
-inline mem::ddr_params test_ddr() {
-    mem::ddr_params p;
-    p.size_bytes = 64ull << 20;
-    p.read_latency_ns = 90;
-    p.write_latency_ns = 20;
-    p.bandwidth_mb_per_s = 16000;
-    p.burst_bytes = 64;
     return p;
 }
 
