@@ -324,6 +324,7 @@ config_error soc::memory_error(const firmware::memory_exhausted& e) const {
 
 void soc::finish() {
     if (capture_) capture_->flush();
+    if (trace_) trace_->close_open_spans(sc_core::sc_time_stamp());
     check();
 }
 

@@ -12,7 +12,8 @@ double us(sc_core::sc_time t) { return t.to_seconds() * 1e6; }
 enum tid : int { core0 = 0, wire_tx = 1, wire_rx = 2 };
 }  // namespace
 
-trace_writer::trace_writer(const std::string& path) : out_(std::fopen(path.c_str(), "w")), path_(path) {
+trace_writer::trace_writer(const std::string& path, uint64_t limit)
+    : out_(std::fopen(path.c_str(), "w")), path_(path), limit_(limit) {
     if (!out_) throw config_error(path + ": cannot write trace file");
     std::fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", out_);
     // Thread names, so the viewer labels the rows.
@@ -24,31 +25,49 @@ trace_writer::trace_writer(const std::string& path) : out_(std::fopen(path.c_str
 }
 
 trace_writer::~trace_writer() {
-    std::fputs("\n]}\n", out_);
+    std::fprintf(out_, "\n],\"otherData\":{\"events\":%" PRIu64 ",\"truncated\":%s}}\n", events_,
+                 truncated_ ? "true" : "false");
     std::fclose(out_);
 }
 
+bool trace_writer::admit(sc_core::sc_time t) {
+    if (!recording_) return false;
+    if (events_ < limit_) {
+        ++events_;
+        return true;
+    }
+    if (!truncated_) {
+        truncated_ = true;
+        std::fprintf(stderr, "fecsim: %s: trace stopped at %" PRIu64 " events, %.6f s into the run; "
+                             "the rest of the window is not in the file (use a shorter duration_s)\n",
+                     path_.c_str(), limit_, t.to_seconds());
+        std::fprintf(out_, ",\n{\"ph\":\"i\",\"s\":\"g\",\"name\":\"trace stopped: %" PRIu64
+                           "-event limit\",\"pid\":1,\"tid\":%d,\"ts\":%.3f}",
+                     limit_, core0, us(t));
+    }
+    return false;
+}
+
 void trace_writer::begin(const char* name, sc_core::sc_time t) {
-    ++depth_;
-    if (!recording()) return;
-    ++events_;
-    std::fprintf(out_, ",\n{\"ph\":\"B\",\"name\":\"%s\",\"pid\":1,\"tid\":%d,\"ts\":%.3f}", name, core0, us(t));
+    open_.push_back(admit(t));
+    if (open_.back()) std::fprintf(out_, ",\n{\"ph\":\"B\",\"name\":\"%s\",\"pid\":1,\"tid\":%d,\"ts\":%.3f}", name, core0, us(t));
 }
 
 void trace_writer::end(sc_core::sc_time t) {
-    if (depth_ > 0) --depth_;
-    if (unmatched_ends_ > 0 && recording_) {
-        --unmatched_ends_;
-        return;
-    }
-    if (!recording()) return;
-    ++events_;
+    if (open_.empty()) return;
+    const bool written = open_.back();
+    open_.pop_back();
+    if (!written) return;
+    ++events_;  // an end past the limit still closes its span: at most one per open span
     std::fprintf(out_, ",\n{\"ph\":\"E\",\"pid\":1,\"tid\":%d,\"ts\":%.3f}", core0, us(t));
 }
 
+void trace_writer::close_open_spans(sc_core::sc_time t) {
+    while (!open_.empty()) end(t);
+}
+
 void trace_writer::frame(int direction, const net::frame& f, sc_core::sc_time start, sc_core::sc_time end) {
-    if (!recording()) return;
-    ++events_;
+    if (!admit(start)) return;
     std::fprintf(out_,
                  ",\n{\"ph\":\"X\",\"name\":\"frame %" PRIu64 "\",\"pid\":1,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,"
                  "\"args\":{\"bytes\":%zu}}",

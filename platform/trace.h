@@ -2,7 +2,7 @@
 // JSON format (opens in Perfetto or chrome://tracing): every firmware function the driver
 // port enters on core 0, as nested spans, and every frame on the DUT's wire, per direction.
 // Recording starts at the end of warm-up and stops after `max_events`, so a long run gives a
-// file of bounded size.
+// file of bounded size; the stop is said on stderr and in the file.
 #pragma once
 
 #include "models/cpu/core_api.h"
@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace fecsim {
 
@@ -19,33 +20,35 @@ public:
     static constexpr uint64_t max_events = 2'000'000;
 
     // Opens (truncates) `path`; throws config_error when it cannot be created.
-    explicit trace_writer(const std::string& path);
+    explicit trace_writer(const std::string& path, uint64_t limit = max_events);
     ~trace_writer();
     trace_writer(const trace_writer&) = delete;
     trace_writer& operator=(const trace_writer&) = delete;
 
     // Spans open at this moment are left out: their ends are skipped.
-    void start() {
-        recording_ = true;
-        unmatched_ends_ = depth_;
-    }
-    bool recording() const { return recording_ && events_ < max_events; }
+    void start() { recording_ = true; }
 
     void begin(const char* name, sc_core::sc_time t);  // a span on core 0
     void end(sc_core::sc_time t);
     void frame(int direction, const net::frame& f, sc_core::sc_time start, sc_core::sc_time end);
 
+    // Closes the spans still open at `t` (the end of the run), so every B has its E.
+    void close_open_spans(sc_core::sc_time t);
+
     uint64_t events() const { return events_; }
+    bool truncated() const { return truncated_; }
 
 private:
-    void event(const char* json_fragment);
+    bool admit(sc_core::sc_time t);  // counts one event; false (and says so once) past the limit
 
     std::FILE* out_;
     std::string path_;
-    bool recording_ = false;
+    uint64_t limit_;
+    bool recording_ = false, truncated_ = false;
     uint64_t events_ = 0;
-    int depth_ = 0;           // spans open on core 0
-    int unmatched_ends_ = 0;  // ends of spans that began before recording started
+    // One entry per span open on core 0, innermost last: whether its B was written. Spans open
+    // when recording starts, or begun past the limit, have no B, so their ends are skipped.
+    std::vector<bool> open_;
 };
 
 // Passes every call of the firmware through to the real core and records enter()/leave()
