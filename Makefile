@@ -3,16 +3,26 @@ BUILD ?= build
 MAKEFLAGS += --no-print-directory
 JOBS  ?= $(shell nproc)
 EXPERIMENT ?= configs/experiments/imx8mp-xdp-tx.json
+PREFIX ?= /usr/local
 
-.PHONY: deps configure build run table test bench clean
+.PHONY: deps configure build fecsim everything run table test bench install clean
 
 deps:
 	@scripts/install-deps.sh
 
+# A build directory configured for another tree (this one copied or moved) is started afresh:
+# CMake refuses a cache made for a different source directory.
 configure: deps
+	@if [ -f $(BUILD)/CMakeCache.txt ] && \
+	    ! grep -qxF 'CMAKE_HOME_DIRECTORY:INTERNAL=$(CURDIR)' $(BUILD)/CMakeCache.txt; then \
+	  echo "fecsim: $(BUILD) was configured for another source tree; building it afresh"; rm -rf $(BUILD); fi
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
 
-build: configure
+# The tool alone; `make test` and `make bench` build what they need.
+build fecsim: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target fecsim
+
+everything: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
 run: build
@@ -22,11 +32,17 @@ run: build
 table: build
 	@scripts/run-headline.sh $(BUILD)/fecsim all
 
-test: build
+test: everything
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-bench: build
+bench: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target fecsim_bench
 	@$(BUILD)/bench/fecsim_bench
+
+# PREFIX/bin/fecsim, PREFIX/share/fecsim/configs (found relative to the binary), PREFIX/share/doc/fecsim.
+install: build
+	@cmake --install $(BUILD) --prefix $(PREFIX) >/dev/null
+	@echo "fecsim installed in $(PREFIX)/bin"
 
 clean:
 	@rm -rf $(BUILD)

@@ -288,6 +288,21 @@ private:
     std::vector<std::string>& errors_;
 };
 
+// The schema of the value at `pointer` (array elements through "items"), or nullptr.
+const json* schema_at(const json& schema, const std::string& pointer) {
+    const json* s = &schema;
+    for (size_t start = 1; start <= pointer.size();) {
+        size_t slash = pointer.find('/', start);
+        if (slash == std::string::npos) slash = pointer.size();
+        const std::string key = pointer.substr(start, slash - start);
+        if (is_leaf_schema(*s) && s->contains("items")) s = &(*s)["items"];
+        else if (s->is_object() && s->contains(key) && key[0] != '$') s = &(*s)[key];
+        else return nullptr;
+        start = slash + 1;
+    }
+    return s;
+}
+
 json load_schema(const std::string& config_dir) {
     const fs::path dir = fs::path(config_dir) / "schema";
     std::vector<fs::path> files;
@@ -323,13 +338,23 @@ uint64_t parse_address(const json& v) {
 
 std::string config::default_config_dir() {
     if (const char* env = std::getenv("FECSIM_CONFIG_DIR"); env && *env) return env;
-    return FECSIM_SOURCE_CONFIG_DIR;
+    // Next to the running binary, so an installed, copied or moved tree reads its own configs:
+    // PREFIX/bin/fecsim -> PREFIX/share/fecsim/configs, TREE/build/fecsim -> TREE/configs.
+    std::error_code ec;
+    const fs::path exe_dir = fs::read_symlink("/proc/self/exe", ec).parent_path();
+    if (!ec)
+        for (const fs::path& dir : {exe_dir / "../share/fecsim/configs", exe_dir / "../configs"})
+            if (fs::is_directory(dir / "schema", ec)) return fs::weakly_canonical(dir, ec).string();
+    return FECSIM_SOURCE_CONFIG_DIR;  // a build directory outside its source tree
 }
 
 config config::load(const std::string& experiment_path, const std::vector<std::string>& sets,
                     const std::string& config_dir) {
     const json experiment = read_json_file(experiment_path);
     if (!experiment.is_object()) throw config_error(experiment_path + ": expected a JSON object at the top level");
+    if (!experiment.contains("platform") && experiment.contains("rates") && experiment.contains("config"))
+        throw config_error(experiment_path + ": /platform: missing required key; this looks like a result file of "
+                           "fecsim run, not an experiment (its configuration is under /config)");
     if (!experiment.contains("platform") || !experiment["platform"].is_string())
         throw config_error(experiment_path + ": /platform: missing required key (the platform profile's name)");
 
@@ -346,6 +371,7 @@ config config::load(const std::string& experiment_path, const std::vector<std::s
         throw config_error(experiment_path + ": /platform: unknown platform \"" + platform + "\" (known: " + known + ")");
     }
 
+    const json schema = load_schema(config_dir);
     layered_tree t;
     t.origin[""] = platform_path.string();  // what the profile lacks is the profile's to provide
     const json profile = read_json_file(platform_path.string());
@@ -368,12 +394,20 @@ config config::load(const std::string& experiment_path, const std::vector<std::s
         } catch (const json::parse_error&) {
             value = text;  // a bare word is a string
         }
-        t.set(dotted_to_pointer(key), value, source);
+        const std::string pointer = dotted_to_pointer(key);
+        // An option string ("merge": "options", e.g. generator.sample03) keeps the options the
+        // --set does not name: the later of two equal options wins, as in the script.
+        const json* leaf = schema_at(schema, pointer);
+        const json::json_pointer at(pointer);
+        if (leaf && leaf->value("merge", "") == "options" && value.is_string() && !value.get<std::string>().empty() &&
+            t.tree.contains(at) && t.tree[at].is_string() && !t.tree[at].get<std::string>().empty())
+            value = t.tree[at].get<std::string>() + " " + value.get<std::string>();
+        t.set(pointer, value, source);
     }
 
     strip_comments(t.tree);
     std::vector<std::string> errors;
-    validator(t, errors).object(t.tree, load_schema(config_dir), "");
+    validator(t, errors).object(t.tree, schema, "");
     if (!errors.empty()) {
         std::string all;
         for (auto& e : errors) all += (all.empty() ? "" : "\n") + e;

@@ -20,27 +20,29 @@ namespace {
 
 constexpr const char* usage =
     "usage: fecsim run CONFIG.json [--set dotted.key=value ...] [--out result.json] [--pcap wire.pcapng]\n"
-    "                  [--trace trace.json] [--quiet]\n"
+    "                  [--pcap-warmup] [--trace trace.json] [--quiet]\n"
     "       fecsim validate CONFIG.json [--set dotted.key=value ...]\n"
     "       fecsim list\n"
-    "       fecsim help\n";
+    "       fecsim help | --help | --version\n"
+    "CONFIG.json is an experiment file, or the name of one fecsim list shows.\n";
 
 struct bad_usage {
     std::string message;
 };
 
 struct options {
-    std::string command, config_path, out_path, pcap_path, trace_path;
+    std::string command, config_path, out_path;
     std::vector<std::string> sets;
-    bool quiet = false;
+    fecsim::run_options run;
 };
 
 options parse(int argc, char** argv) {
     options o;
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty()) throw bad_usage{"missing command"};
-    o.command = args[0];
-    if (o.command != "run" && o.command != "validate" && o.command != "list" && o.command != "help")
+    o.command = args[0] == "--help" || args[0] == "-h" ? "help" : args[0];
+    if (o.command != "run" && o.command != "validate" && o.command != "list" && o.command != "help" &&
+        o.command != "--version")
         throw bad_usage{"unknown command '" + o.command + "'"};
     const bool takes_run_options = o.command == "run";
     for (size_t i = 1; i < args.size(); ++i) {
@@ -51,17 +53,19 @@ options parse(int argc, char** argv) {
             return args[++i];
         };
         auto is = [&](const std::string& flag) { return a == flag || a.rfind(flag + "=", 0) == 0; };
-        if (o.command == "list" || o.command == "help")
+        if (o.command == "list" || o.command == "help" || o.command == "--version")
             throw bad_usage{o.command + " takes no arguments, got '" + a + "'"};
         if (is("--set")) o.sets.push_back(value("--set"));
         else if (takes_run_options && is("--out")) o.out_path = value("--out");
-        else if (takes_run_options && is("--pcap")) o.pcap_path = value("--pcap");
-        else if (takes_run_options && is("--trace")) o.trace_path = value("--trace");
-        else if (takes_run_options && a == "--quiet") o.quiet = true;
+        else if (takes_run_options && a == "--pcap-warmup") o.run.pcap_warmup = true;
+        else if (takes_run_options && is("--pcap")) o.run.pcap_path = value("--pcap");
+        else if (takes_run_options && is("--trace")) o.run.trace_path = value("--trace");
+        else if (takes_run_options && a == "--quiet") o.run.quiet = true;
         else if (a.rfind("-", 0) == 0) throw bad_usage{"unknown option '" + a + "' for " + o.command};
         else if (o.config_path.empty()) o.config_path = a;
         else throw bad_usage{"unexpected argument '" + a + "'"};
     }
+    if (o.run.pcap_warmup && o.run.pcap_path.empty()) throw bad_usage{"--pcap-warmup needs --pcap FILE"};
     if ((o.command == "run" || o.command == "validate") && o.config_path.empty())
         throw bad_usage{o.command + " needs a CONFIG.json"};
     return o;
@@ -77,6 +81,18 @@ bool writable(const std::string& path) {
     return ::access(dir.empty() ? "." : dir.c_str(), W_OK) == 0;
 }
 
+// An experiment named without a path ("imx8mp-xdp-tx") is the one shipped in configs/experiments/
+// when no such file is in the working directory, so an installed fecsim runs them by name.
+std::string experiment_path(const std::string& arg) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (fs::exists(arg, ec) || arg.find('/') != std::string::npos) return arg;
+    const fs::path dir = fs::path(fecsim::config::default_config_dir()) / "experiments";
+    for (const fs::path& p : {dir / arg, dir / (arg + ".json")})
+        if (fs::is_regular_file(p, ec)) return p.string();
+    return arg;
+}
+
 // `fecsim list`: the platform profiles and ready-to-run experiments shipped in configs/, and
 // the XDP programs `driver.xdp_prog` can load.
 int list_configs() {
@@ -87,7 +103,7 @@ int list_configs() {
         for (auto& e : fs::directory_iterator(dir / kind))
             if (e.path().extension() == ".json") files.push_back(e.path());
         std::sort(files.begin(), files.end());
-        std::cout << kind << ":\n";
+        std::cout << kind << " (" << (dir / kind).string() << "):\n";
         for (auto& f : files) {
             std::string what;
             try {
@@ -98,8 +114,7 @@ int list_configs() {
             } catch (const std::exception&) {
                 what = "(unreadable JSON)";
             }
-            std::cout << "  " << (std::string(kind) == "platforms" ? f.stem().string() : fs::relative(f).string())
-                      << (what.empty() ? "" : "  " + what) << '\n';
+            std::cout << "  " << f.stem().string() << (what.empty() ? "" : "  " + what) << '\n';
         }
     }
     std::cout << "xdp programs (driver.xdp_prog):\n";
@@ -121,11 +136,15 @@ int main(int argc, char** argv) {
         std::cout << usage << "Configuration: docs/configuration.md; result file: docs/results.md.\n";
         return 0;
     }
+    if (o.command == "--version") {
+        std::cout << "fecsim " FECSIM_VERSION " (SystemC " << sc_core::sc_release() << ")\n";
+        return 0;
+    }
     if (o.command == "list") return list_configs();
 
     std::optional<fecsim::config> cfg;
     try {
-        cfg = fecsim::config::load(o.config_path, o.sets);
+        cfg = fecsim::config::load(experiment_path(o.config_path), o.sets);
         if (o.command == "validate") fecsim::check_assembly(*cfg);
     } catch (const fecsim::config_error& e) {
         std::cerr << e.what() << '\n';
@@ -141,9 +160,10 @@ int main(int argc, char** argv) {
     }
 
     try {
-        const nlohmann::json result = fecsim::run_simulation(*cfg, {o.pcap_path, o.trace_path, o.quiet});
+        const nlohmann::json result = fecsim::run_simulation(*cfg, o.run);
         if (!o.out_path.empty()) fecsim::write_result(o.out_path, result);
-        if (!o.quiet) {
+        for (const auto& w : result["warnings"]) std::cerr << "fecsim: warning: " << w.get<std::string>() << '\n';
+        if (!o.run.quiet) {
             const std::string summary = result["generator"].value("final_summary", "");
             if (!summary.empty()) std::printf("%s\n", summary.c_str());
             const auto& sim = result["sim"];

@@ -3,6 +3,7 @@
 #include "models/sim_context.h"
 #include "models/sim_stats.h"
 #include "platform/live_monitor.h"
+#include "platform/run_warnings.h"
 #include "platform/soc.h"
 
 #include <systemc>
@@ -35,7 +36,7 @@ nlohmann::json run_simulation(const config& cfg, const run_options& opt) {
     sim_stats::kernel_events = 0;
     const auto wall_start = std::chrono::steady_clock::now();
 
-    soc chip(cfg, soc_options{opt.pcap_path, opt.trace_path});
+    soc chip(cfg, opt);
     // Live output covers the measurement window, as the modelled tool started with it would.
     live_monitor monitor("live", [&](double interval_s) { return chip.live_lines(interval_s); }, warmup_s,
                          warmup_s + duration_s, opt.quiet);
@@ -63,6 +64,7 @@ nlohmann::json run_simulation(const config& cfg, const run_options& opt) {
         {"kernel_events", sim_stats::kernel_events - events_at_window},
     };
     result["config"] = cfg.tree();
+    result["warnings"] = run_warnings(result);
     return result;
 }
 

@@ -2,15 +2,14 @@
 #pragma once
 
 #include "platform/config.h"
+#include "platform/soc.h"
 
 #include <nlohmann/json.hpp>
 
 namespace fecsim {
 
-struct run_options {
-    std::string pcap_path;   // capture of the DUT's wire, empty = none
-    std::string trace_path;  // timeline of the measurement window, empty = none
-    bool quiet = false;     // no live output
+struct run_options : soc_options {  // the captures, and:
+    bool quiet = false;               // no live output
 };
 
 // Runs `cfg` in a fresh SystemC context and returns the result document (docs/results.md).

@@ -156,9 +156,10 @@ void soc::build_network(const config& cfg, const soc_options& opt) {
     }
     if (!opt.pcap_path.empty()) {
         capture_ = std::make_unique<traffic::pcap_writer>(opt.pcap_path);
+        capturing_ = opt.pcap_warmup;
         // The DUT is side a of its link, so the link's direction is the capture interface.
         dut_link.add_tap([this](int direction, const net::frame& f, sc_core::sc_time start, sc_core::sc_time) {
-            capture_->write(f, start, direction);
+            if (capturing_) capture_->write(f, start, direction);
         });
     }
 }
@@ -254,6 +255,7 @@ std::vector<std::string> soc::live_lines(double interval_s) {
 
 void soc::reset_stats() {
     if (trace_) trace_->start();
+    capturing_ = true;
     ddr_base_ = ddr_->stats();
     checker_->reset_stats();
     core_->reset_stats();

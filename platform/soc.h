@@ -31,8 +31,9 @@
 namespace fecsim {
 
 struct soc_options {
-    std::string pcap_path;   // capture of the DUT's wire (both directions), empty = none
-    std::string trace_path;  // timeline of the measurement window, empty = none
+    std::string pcap_path;     // capture of the DUT's wire (both directions), empty = none
+    std::string trace_path;    // timeline of the measurement window, empty = none
+    bool pcap_warmup = false;  // capture the warm-up too, not only the measurement window
 };
 
 class soc {
@@ -90,6 +91,7 @@ private:
     std::vector<std::unique_ptr<net::link>> links_;  // [0] is the DUT's own link
     std::unique_ptr<net::eth_switch> switch_;
     std::unique_ptr<traffic::pcap_writer> capture_;
+    bool capturing_ = false;  // the capture is on (from reset_stats(), or from the start with pcap_warmup)
     std::unique_ptr<trace_writer> trace_;
     std::unique_ptr<tracing_core> traced_core_;  // what the firmware talks to under --trace
 

@@ -1,5 +1,7 @@
 #include "traffic/live_report.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace fecsim::traffic {
@@ -56,9 +58,17 @@ std::string pktgen_result_line(uint64_t elapsed_ns, uint64_t idle_ns, uint64_t s
 }
 
 std::string progress_line(double simulated_s, double total_s, double wall_s) {
-    char buf[128];
-    std::snprintf(buf, sizeof buf, "fecsim: %.3f s simulated of %.3f s, %.2fx real time", simulated_s, total_s,
-                  wall_s > 0 ? simulated_s / wall_s : 0.0);
+    char buf[160];
+    const double speed = wall_s > 0 ? simulated_s / wall_s : 0.0;
+    int n = std::snprintf(buf, sizeof buf, "fecsim: %.3f s simulated of %.3f s, %.2fx real time", simulated_s,
+                          total_s, speed);
+    // The rest at the speed so far (which includes elaboration and warm-up: slightly pessimistic).
+    if (speed > 0) {
+        const long eta = std::lround(std::max(0.0, total_s - simulated_s) / speed);
+        if (eta >= 3600) n += std::snprintf(buf + n, sizeof buf - n, ", ETA %ldh%02ldm", eta / 3600, eta / 60 % 60);
+        else if (eta >= 60) n += std::snprintf(buf + n, sizeof buf - n, ", ETA %ldm%02lds", eta / 60, eta % 60);
+        else std::snprintf(buf + n, sizeof buf - n, ", ETA %lds", eta);
+    }
     return buf;
 }
 

@@ -31,7 +31,8 @@ std::string xdp_bench_redirect_line(const std::string& in_dev, const std::string
 std::string pktgen_result_line(uint64_t elapsed_ns, uint64_t idle_ns, uint64_t sofar, uint32_t pkt_size,
                                uint64_t errors);
 
-// Progress on stderr for long runs: "fecsim: 2.500 s simulated of 10.000 s, 0.73x real time".
+// Progress on stderr for long runs: "fecsim: 2.500 s simulated of 10.000 s, 0.73x real time, ETA 10s"
+// (the time left at the speed so far; "ETA 4m05s", "ETA 2h10m" for longer).
 std::string progress_line(double simulated_s, double total_s, double wall_s);
 
 }  // namespace fecsim::traffic

@@ -57,8 +57,17 @@ pcap_replay_params pcap_replay_params_from(const config& cfg, bool flow_control)
     const config_view g = cfg.view("generator");
     pcap_replay_params p;
     p.path = g.string("pcap_file");
-    if (p.path.empty()) throw cfg.error_at("/generator/pcap_file", "generator.kind pcap needs a capture file");
+    // Blame the key the user changed: kind set by a --set, or the file left out of the experiment.
+    if (p.path.empty())
+        throw cfg.error_at(param_error(std::vector<std::string>{"generator.pcap_file", "generator.kind"},
+                                       "generator.kind pcap needs a capture file (generator.pcap_file)"));
     p.path = resolve_config_path(p.path);
+    for (auto [key, mac] : {std::pair{"dst_mac", &p.dst_mac}, std::pair{"src_mac", &p.src_mac}}) {
+        const std::string& text = g.string(std::string("pcap.") + key);
+        if (text.empty()) continue;
+        *mac = parse_mac(text);
+        if (!*mac) throw cfg.error_at(std::string("/generator/pcap/") + key, "expected aa:bb:cc:dd:ee:ff, got \"" + text + "\"");
+    }
     const std::string& mode = g.string("pcap.mode");
     p.mode = mode == "rate" ? replay_mode::rate : mode == "line" ? replay_mode::line : replay_mode::recorded;
     p.rate_pps = g.number("pcap.rate_pps");
@@ -70,6 +79,10 @@ pcap_replay_params pcap_replay_params_from(const config& cfg, bool flow_control)
 
 pcap_replay::pcap_replay(sc_core::sc_module_name name, const pcap_replay_params& p)
     : sc_module(name), p_(p), trace_(load_pcap(p.path)), pause_(p.flow_control) {
+    for (size_t i = 0; i < trace_.size(); ++i) {  // every frame has its 14-byte header (load_pcap)
+        if (p.dst_mac) std::copy(p.dst_mac->begin(), p.dst_mac->end(), trace_.bytes.begin() + trace_.offset[i]);
+        if (p.src_mac) std::copy(p.src_mac->begin(), p.src_mac->end(), trace_.bytes.begin() + trace_.offset[i] + 6);
+    }
     spawn_method("on_tx", tx_ev_, [this] { on_tx(); });
     started_at_ = loop_base_ = sc_time(p.start_delay_ns, SC_NS);
     tx_ev_.notify(started_at_);
@@ -114,6 +127,7 @@ void pcap_replay::on_tx() {
         ++loop_;
         if (p_.loops && loop_ >= p_.loops) {
             finished_ = true;
+            ended_at_ = tx_->tx_free_at();
             finished_ev_.notify(SC_ZERO_TIME);
             return;
         }
@@ -144,6 +158,7 @@ void pcap_replay::report(nlohmann::json& j) const {
     j["rx_frames"] = rx_.stats().frames;
     j["pause_frames_received"] = pause_.received;
     j["loops_completed"] = loop_;
+    if (finished_) j["ended_s"] = ended_at_.to_seconds();  // the last frame has left
     rx_.report(j["rx"]);
 }
 

@@ -6,11 +6,13 @@
 #pragma once
 
 #include "traffic/generator.h"
+#include "traffic/pktgen_commands.h"
 #include "traffic/sink.h"
 
 #include <systemc>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,7 @@ pcap_trace load_pcap(const std::string& path);
 
 struct pcap_replay_params {
     std::string path;
+    std::optional<mac_addr> dst_mac, src_mac;  // rewrite every frame's addresses (tcpreplay --enet-dmac/-smac)
     replay_mode mode = replay_mode::recorded;
     double rate_pps = 100000;    // mode rate
     uint64_t loops = 1;          // 0 = until the simulation ends
@@ -72,7 +75,7 @@ private:
     size_t next_ = 0;                // next frame of the trace
     uint64_t loop_ = 0, sent_total_ = 0, tx_frames_ = 0, tx_bytes_ = 0;
     sc_core::sc_time loop_base_;     // recorded mode: when the current loop's first frame was due
-    sc_core::sc_time started_at_;
+    sc_core::sc_time started_at_, ended_at_;
     bool finished_ = false;
     sc_core::sc_event tx_ev_, finished_ev_;
 };

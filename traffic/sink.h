@@ -55,6 +55,7 @@ struct rx_analysis_stats {
     uint64_t reordered = 0;               // sequence number below the highest seen
     uint64_t sequence_span = 0;           // packets the generator sent from the first to the last seen
     uint64_t pktgen_frames = 0;
+    uint64_t timestamped = 0;             // pktgen frames with a send timestamp (not NO_TIMESTAMP)
 };
 
 class rx_analyzer {

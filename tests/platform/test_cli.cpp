@@ -1,11 +1,9 @@
 // The fecsim command line as users and scripts see it: exit codes, error lines, determinism.
+#include "tests/support/shell.h"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <sys/wait.h>
-
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -17,29 +15,10 @@ const std::string fecsim = std::string(FECSIM_BINARY_DIR) + "/fecsim";
 const std::string data = FECSIM_TEST_DATA_DIR;
 const std::string experiment = std::string(FECSIM_SOURCE_CONFIG_DIR) + "/experiments/imx8mp-xdp-tx.json";
 
-struct outcome {
-    int status;
-    std::string out, err;
-};
+using fecsim::test::outcome;
 
 // Runs fecsim with `args` (shell words), capturing stdout and stderr separately.
-outcome run(const std::string& args) {
-    const fs::path err_file = fs::temp_directory_path() / ("fecsim-cli-" + std::to_string(::getpid()) + ".err");
-    const std::string cmd = fecsim + " " + args + " 2>" + err_file.string();
-    FILE* p = popen(cmd.c_str(), "r");
-    outcome o{};
-    std::array<char, 4096> buf;
-    size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.out.append(buf.data(), n);
-    const int raw = pclose(p);
-    o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    std::ifstream in(err_file);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    o.err = ss.str();
-    fs::remove(err_file);
-    return o;
-}
+outcome run(const std::string& args) { return fecsim::test::shell(fecsim + " " + args); }
 
 size_t count_lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n'); }
 
@@ -124,9 +103,29 @@ TEST(cli, help_prints_the_usage) {
 TEST(cli, list_shows_platforms_and_experiments) {
     const outcome o = run("list");
     ASSERT_EQ(o.status, 0);
-    EXPECT_NE(o.out.find("platforms:\n"), std::string::npos);
+    EXPECT_NE(o.out.find("platforms (" FECSIM_SOURCE_CONFIG_DIR "/platforms):\n"), std::string::npos) << o.out;
     EXPECT_NE(o.out.find("  imx8mp  NXP i.MX8M Plus"), std::string::npos) << o.out;
-    EXPECT_NE(o.out.find("imx8mp-xdp-tx.json"), std::string::npos);
+    EXPECT_NE(o.out.find("\n  imx8mp-xdp-tx  E1: "), std::string::npos);
+}
+
+TEST(cli, a_shipped_experiment_runs_by_name) {
+    const outcome o = run("validate imx8mp-xdp-tx --set seed=4");
+    ASSERT_EQ(o.status, 0) << o.err;
+    EXPECT_EQ(nlohmann::json::parse(o.out).at("seed"), 4);
+    EXPECT_EQ(run("validate no-such-experiment").err, "no-such-experiment: cannot open file\n");
+}
+
+TEST(cli, help_and_version_flags) {
+    for (const char* args : {"--help", "-h", "help"}) {
+        const outcome o = run(args);
+        EXPECT_EQ(o.status, 0) << args;
+        EXPECT_EQ(o.out.rfind("usage: fecsim run CONFIG.json", 0), 0u) << args << ": " << o.out;
+    }
+    const outcome v = run("--version");
+    EXPECT_EQ(v.status, 0);
+    EXPECT_EQ(v.out.rfind("fecsim 0.", 0), 0u) << v.out;
+    EXPECT_NE(v.out.find("(SystemC 2."), std::string::npos) << v.out;
+    EXPECT_EQ(run("--version x").status, 2);
 }
 
 nlohmann::json without_wall_clock(const std::string& path) {

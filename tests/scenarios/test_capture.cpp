@@ -27,7 +27,7 @@ TEST(capture, xdp2_returns_udp_frames_with_swapped_macs) {
     if (std::system("command -v tshark >/dev/null 2>&1") != 0) GTEST_SKIP() << "tshark is not installed (scripts/install-deps.sh installs it)";
     const fs::path pcap = fs::temp_directory_path() / ("fecsim-e1-" + std::to_string(::getpid()) + ".pcap");
     const std::string run = std::string(FECSIM_BINARY_DIR) + "/fecsim run " FECSIM_SOURCE_CONFIG_DIR
-                            "/experiments/imx8mp-xdp-tx.json --quiet --set warmup_s=0.002 --set duration_s=0.002 --pcap " +
+                            "/experiments/imx8mp-xdp-tx.json --quiet --set warmup_s=0.002 --set duration_s=0.002 --pcap-warmup --pcap " +
                             pcap.string();
     ASSERT_EQ(std::system(run.c_str()), 0);
     const fs::path err = pcap.string() + ".err";

@@ -41,7 +41,11 @@ TEST(live_report, pktgen_result_matches_the_documented_example) {
 
 TEST(live_report, progress) {
     fresh_simulation();
-    EXPECT_EQ(progress_line(2.5, 10, 5), "fecsim: 2.500 s simulated of 10.000 s, 0.50x real time");
+    // 7.5 simulated seconds left at 0.5x: 15 wall seconds
+    EXPECT_EQ(progress_line(2.5, 10, 5), "fecsim: 2.500 s simulated of 10.000 s, 0.50x real time, ETA 15s");
+    EXPECT_EQ(progress_line(1, 10, 20), "fecsim: 1.000 s simulated of 10.000 s, 0.05x real time, ETA 3m00s");
+    EXPECT_EQ(progress_line(0.1, 10, 100), "fecsim: 0.100 s simulated of 10.000 s, 0.00x real time, ETA 2h45m");
+    EXPECT_EQ(progress_line(0, 10, 5), "fecsim: 0.000 s simulated of 10.000 s, 0.00x real time");
 }
 
 }  // namespace

@@ -86,6 +86,9 @@ TEST(traffic_sink, latency_from_timestamp_or_created) {
     a.analyse(*pktgen_frame(1, sc_time(2000500, SC_NS)), sc_time(2010500, SC_NS));
     EXPECT_EQ(a.latency().count(), 1u);
     EXPECT_EQ(a.latency().quantile(1.0), 10500u);  // sent 2.0005 ms stored as 2000 us
+    nlohmann::json ja;
+    a.report(ja);
+    EXPECT_EQ(ja["latency_ns"]["measures"], "generator_tx_to_receive");
     // NO_TIMESTAMP: frame.created.
     rx_analyzer b;
     for (int i = 1; i <= 100; ++i)
@@ -101,6 +104,7 @@ TEST(traffic_sink, latency_from_timestamp_or_created) {
     EXPECT_EQ(j["latency_ns"]["min"], 100);
     EXPECT_EQ(j["latency_ns"]["max"], 10000);
     EXPECT_DOUBLE_EQ(j["latency_ns"]["mean"].get<double>(), 5050.0);
+    EXPECT_EQ(j["latency_ns"]["measures"], "dut_tx_to_receive") << "labelled: not the DUT's latency";
     uint64_t total = 0;
     for (auto& bucket : j["latency_ns"]["histogram"]) total += bucket[1].get<uint64_t>();
     EXPECT_EQ(total, 100u);

@@ -1,0 +1,57 @@
+#include "platform/run_warnings.h"
+
+#include <cstdio>
+
+namespace fecsim {
+
+namespace {
+std::string fixed(double v, int decimals) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+}
+}  // namespace
+
+std::vector<std::string> run_warnings(const nlohmann::json& r) {
+    std::vector<std::string> w;
+    const nlohmann::json& cfg = r.at("config");
+    const nlohmann::json& gen = r.at("generator");
+    const double window_s = r.at("sim").at("window_s"), warmup_s = cfg.at("warmup_s");
+    const std::string kind = cfg.at("generator").at("kind");
+    const std::string dut_mac = cfg.at("soc").at("fec").at("mac_address");
+
+    // A replay that stopped before the end of the window: its rates average over idle time.
+    if (kind == "pcap" && gen.contains("ended_s")) {
+        const double ended = gen.at("ended_s");
+        const std::string loops = "generator.pcap.loops=0 replays it until the run ends";
+        if (ended <= warmup_s)
+            w.push_back("the capture replay ended at " + fixed(ended, 6) + " s, inside the " + fixed(warmup_s, 3) +
+                        " s warm-up, so nothing was sent in the window and every rate is 0: " + loops);
+        else if (ended < warmup_s + window_s)
+            w.push_back("the capture replay ended " + fixed(ended - warmup_s, 6) + " s into the " +
+                        fixed(window_s, 3) + " s window; rates average over the idle rest: " + loops);
+    }
+
+    const nlohmann::json& dut = r.at("dut");
+    const double filtered = dut.at("rx_filtered"), accepted = dut.at("rx_frames");
+    const std::string mac_fix = "set the generator's destination MAC to the DUT's " + dut_mac +
+                                (kind == "pcap" ? " (generator.pcap.dst_mac)" : " (sample03 -m or pktgen dst_mac)");
+    if (filtered > 0 && filtered >= accepted)
+        w.push_back(fixed(100 * filtered / (filtered + accepted), 0) +
+                    "% of the frames reaching the DUT were dropped by its MAC address filter: " + mac_fix);
+
+    if (dut.at("packets") == 0) {
+        std::string cause;
+        if (gen.at("tx_frames") == 0) cause = "the generator sent nothing in the window";
+        else if (filtered > 0 && accepted == 0) cause = "every frame was dropped by the DUT's address filter";
+        else if (r.contains("link") && r["link"].contains("switch") && r["link"]["switch"].value("filtered", 0) > 0)
+            cause = "the switch dropped frames for a MAC it learned on the generator's port (the generator sends "
+                    "with the DUT's MAC " + dut_mac + " as source" +
+                    (kind == "pcap" ? ": rewrite it with generator.pcap.src_mac)" : ")");
+        else cause = "see dut.* in the result (--out) for where the frames went";
+        w.push_back("the DUT processed no packets in the measurement window: " + cause);
+    }
+    return w;
+}
+
+}  // namespace fecsim
