@@ -1,6 +1,7 @@
 #include "platform/config.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -108,9 +109,12 @@ public:
             if (node->is_array()) {  // an existing array element: mem.regions.1.latency_ns
                 const bool index = !key.empty() && key.size() < 6 &&
                                    std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; });
-                if (!index || std::stoul(key) >= node->size())
+                // Index == size appends: generator.pktgen.0=... to a list the experiment left empty.
+                if (!index || std::stoul(key) > node->size())
                     throw config_error(source + ": " + p + ": no such array element (" + parent + " has " +
-                                       std::to_string(node->size()) + ")");
+                                       std::to_string(node->size()) + "; index " + std::to_string(node->size()) +
+                                       " appends)");
+                if (std::stoul(key) == node->size()) node->push_back(nullptr);
                 json& element = (*node)[std::stoul(key)];
                 if (slash == pointer.size()) {
                     element = value;
@@ -128,7 +132,9 @@ public:
                 return;
             }
             if (!node->contains(key)) {
-                (*node)[key] = json::object();
+                // A list the layers left out (schema default []) starts empty: "list.0" appends.
+                const bool list = slash + 1 < pointer.size() && std::isdigit(static_cast<unsigned char>(pointer[slash + 1]));
+                (*node)[key] = list ? json::array() : json::object();
                 origin.emplace(p, source);
             }
             node = &(*node)[key];

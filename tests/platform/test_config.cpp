@@ -104,9 +104,38 @@ TEST(config, set_errors_name_the_override) {
     EXPECT_EQ(load_error(data + "/minimal.json", {"mem.ddr.burst_bytes.x=1"}),
               "--set mem.ddr.burst_bytes.x=1: /mem/ddr/burst_bytes: is not an object");
     EXPECT_EQ(load_error(data + "/minimal.json", {"mem.regions.7.latency_ns=1"}),
-              "--set mem.regions.7.latency_ns=1: /mem/regions/7: no such array element (/mem/regions has 3)");
+              "--set mem.regions.7.latency_ns=1: /mem/regions/7: no such array element (/mem/regions has 3; index 3 appends)");
     EXPECT_EQ(load_error(data + "/minimal.json", {"platform=imx93"}),
               "--set platform=imx93: the platform is chosen by the experiment file");
+}
+
+TEST(config, a_list_the_experiment_left_out_takes_elements_by_index) {
+    const config c = config::load(data + "/minimal.json", {"generator.pktgen.0=pkt_size 124", "generator.pktgen.1=burst 8"});
+    EXPECT_EQ(c.tree().at("generator").at("pktgen"), (nlohmann::json{"pkt_size 124", "burst 8"}));
+    EXPECT_EQ(load_error(data + "/minimal.json", {"generator.pktgen.1=burst 8"}),
+              "--set generator.pktgen.1=burst 8: /generator/pktgen/1: no such array element (/generator/pktgen has 0; "
+              "index 0 appends)");
+}
+
+TEST(config, a_sample03_set_adds_its_options_to_the_experiments) {
+    scratch_dir d;
+    const std::string exp = d.write("e.json", R"({"platform": "imx8mp", "generator": {"sample03": "-d 198.18.0.42 -m 00:04:9f:07:9f:01"}})");
+    EXPECT_EQ(config::load(exp, {"generator.sample03=-s 1500"}, d.root.string()).tree()["generator"]["sample03"],
+              "-d 198.18.0.42 -m 00:04:9f:07:9f:01 -s 1500");
+    EXPECT_EQ(config::load(exp, {"generator.sample03=-s 1500", "generator.sample03=-b 8"}, d.root.string())
+                  .tree()["generator"]["sample03"],
+              "-d 198.18.0.42 -m 00:04:9f:07:9f:01 -s 1500 -b 8");
+    EXPECT_EQ(config::load(exp, {"generator.sample03="}, d.root.string()).tree()["generator"]["sample03"], "");
+    // Other string keys are replaced, as before.
+    EXPECT_EQ(config::load(exp, {"description=x"}, d.root.string()).tree()["description"], "x");
+}
+
+TEST(config, a_result_file_given_as_the_experiment_is_named_as_such) {
+    scratch_dir d;
+    const std::string result = d.write("r.json", R"({"rates": {}, "config": {"platform": "imx8mp"}, "sim": {}})");
+    EXPECT_EQ(load_error(result, {}, d.root.string()),
+              result + ": /platform: missing required key; this looks like a result file of fecsim run, not an "
+                       "experiment (its configuration is under /config)");
 }
 
 TEST(config, typo_wrong_type_and_out_of_range_give_one_line_each) {
