@@ -162,6 +162,8 @@ int main(int argc, char** argv) {
     try {
         const nlohmann::json result = fecsim::run_simulation(*cfg, o.run);
         if (!o.out_path.empty()) fecsim::write_result(o.out_path, result);
+        for (const auto& n : result["generator"].value("notes", nlohmann::json::array()))
+            std::cerr << "fecsim: note: " << n.get<std::string>() << '\n';
         for (const auto& w : result["warnings"]) std::cerr << "fecsim: warning: " << w.get<std::string>() << '\n';
         if (!o.run.quiet) {
             const std::string summary = result["generator"].value("final_summary", "");

@@ -125,6 +125,7 @@ void pktgen_builder::mod_cur_headers() {
         if (p_.has(F_TXSIZE_RND)) cur_.pkt_size = p_.min_pkt_size + random_below(p_.max_pkt_size - p_.min_pkt_size);
         else if (++cur_.pkt_size > p_.max_pkt_size) cur_.pkt_size = p_.min_pkt_size;
     }
+    if (!p_.imix.empty()) cur_.pkt_size = p_.imix[p_.imix_distribution[random_below(100)]].first;
     if (!flows_.empty()) ++flows_[flow].count;
 }
 

@@ -1,6 +1,7 @@
 #include "traffic/pktgen_commands.h"
 
 #include "platform/config.h"
+#include "traffic/pktgen_script.h"
 
 #include <nlohmann/json.hpp>
 
@@ -66,6 +67,36 @@ bool unsupported_flag(std::string_view f) {
     return f == "IPV6" || f == "MPLS_RND" || f == "SVID_RND" || f == "IPSEC";
 }
 
+// pktgen's get_imix_entries + fill_imix_distribution: "SIZE,WEIGHT SIZE,WEIGHT ...", at most 20
+// entries, sizes below Ethernet + IPv4 + UDP headers raised to 42.
+void set_imix(pktgen_params& p, const std::vector<std::string>& pairs) {
+    constexpr size_t max_entries = 20;  // MAX_IMIX_ENTRIES
+    constexpr uint32_t precision = 100;  // IMIX_PRECISION
+    if (pairs.empty()) fail("imix_weights: expected SIZE,WEIGHT pairs");
+    if (pairs.size() > max_entries) fail("imix_weights: at most 20 SIZE,WEIGHT pairs");
+    if (p.clone_skb > 0) fail("imix_weights: not with clone_skb > 0 (pktgen refuses it)");
+    std::vector<std::pair<uint32_t, uint64_t>> entries;
+    uint64_t total = 0;
+    for (const std::string& pair : pairs) {
+        const size_t comma = pair.find(',');
+        if (comma == std::string::npos) fail("imix_weights: expected SIZE,WEIGHT, got \"" + pair + "\"");
+        const uint32_t size = uint32_t(std::max<uint64_t>(42, number("imix_weights size", pair.substr(0, comma), 0, max_pkt_bytes)));
+        const uint64_t weight = number("imix_weights weight", pair.substr(comma + 1), 0, UINT32_MAX);
+        entries.emplace_back(size, weight);
+        total += weight;
+    }
+    if (total == 0) fail("imix_weights: the weights sum to 0");
+    uint64_t cumulative = 0;
+    std::vector<uint64_t> bound(entries.size(), precision);
+    for (size_t i = 0; i + 1 < entries.size(); ++i) bound[i] = cumulative += entries[i].second * precision / total;
+    size_t j = 0;
+    for (uint32_t i = 0; i < precision; ++i) {
+        if (i == bound[j]) ++j;  // one step, as the kernel: an entry after a zero weight takes its share
+        p.imix_distribution[i] = uint8_t(j);
+    }
+    p.imix = std::move(entries);
+}
+
 using handler = std::function<void(pktgen_params&, std::string_view name, std::string_view arg)>;
 
 void set_pkt_size(uint32_t& a, uint32_t& b, std::string_view name, std::string_view arg) {
@@ -80,7 +111,10 @@ const std::map<std::string, handler, std::less<>>& command_table() {
     using sv = std::string_view;
     static const std::map<std::string, handler, std::less<>> t = {
         {"count", [](p_t& p, sv n, sv a) { p.count = number(n, a, 0, UINT64_MAX / 2); }},
-        {"clone_skb", [](p_t& p, sv n, sv a) { p.clone_skb = uint32_t(number(n, a, 0, UINT32_MAX)); }},
+        {"clone_skb", [](p_t& p, sv n, sv a) {
+             p.clone_skb = uint32_t(number(n, a, 0, UINT32_MAX));
+             if (p.clone_skb > 0 && !p.imix.empty()) fail("clone_skb: not with imix_weights (pktgen refuses it)");
+         }},
         {"burst", [](p_t& p, sv n, sv a) {
              // pktgen treats burst 0 as 1.
              p.burst = std::max<uint32_t>(1, uint32_t(number(n, a, 0, 1u << 16)));
@@ -161,7 +195,7 @@ const std::map<std::string, handler, std::less<>>& command_table() {
 // Commands pktgen has but the model does not build frames for.
 bool unsupported_command(std::string_view c) {
     static const char* const names[] = {"src6", "dst6", "dst6_min", "dst6_max", "mpls", "svlan_id", "svlan_p",
-                                        "svlan_cfi", "spi", "traffic_class", "imix_weights"};
+                                        "svlan_cfi", "spi", "traffic_class"};
     for (const char* n : names)
         if (c == n) return true;
     return false;
@@ -247,6 +281,7 @@ void apply_pktgen_command(pktgen_params& p, std::string_view line) {
         return;  // counters start at zero in the model
     }
     if (unsupported_command(name)) fail(name + ": not modelled (the model builds IPv4/UDP frames only)");
+    if (name == "imix_weights") return set_imix(p, {words.begin() + 1, words.end()});
     const auto& t = command_table();
     auto it = t.find(name);
     if (it == t.end()) fail("unknown pktgen command \"" + name + "\"");
@@ -258,13 +293,20 @@ void apply_pktgen_command(pktgen_params& p, std::string_view line) {
 void apply_pktgen_file(pktgen_params& p, const std::string& path) {
     std::ifstream in(path);
     if (!in) throw pktgen_command_error(path + ": cannot open file");
-    std::string line;
+    pktgen_script script(p);
+    std::string line, where = path;
     for (size_t n = 1; std::getline(in, line); ++n) {
+        where = path + ":" + std::to_string(n);
         try {
-            apply_pktgen_command(p, line);
+            script.line(line, where);
         } catch (const pktgen_command_error& e) {
-            throw pktgen_command_error(path + ":" + std::to_string(n) + ": " + e.what());
+            throw pktgen_command_error(where + ": " + e.what());
         }
+    }
+    try {
+        script.finish();
+    } catch (const pktgen_command_error& e) {
+        throw pktgen_command_error(where + ": " + e.what());
     }
 }
 
@@ -355,11 +397,14 @@ pktgen_params pktgen_params_from(const config& cfg) {
         }
     }
     const nlohmann::json& list = g.at("pktgen");
+    pktgen_script script(p);  // the list takes script lines too: pgset "...", echo "..." > /proc/...
     for (size_t i = 0; i < list.size(); ++i) {
+        const std::string where = "/generator/pktgen/" + std::to_string(i);
         try {
-            apply_pktgen_command(p, list[i].get<std::string>());
+            script.line(list[i].get<std::string>(), "generator.pktgen." + std::to_string(i));
+            if (i + 1 == list.size()) script.finish();
         } catch (const pktgen_command_error& e) {
-            throw cfg.error_at("/generator/pktgen/" + std::to_string(i), e.what());
+            throw cfg.error_at(where, e.what());
         }
     }
     return p;

@@ -58,6 +58,12 @@ struct pktgen_params {
     uint8_t vlan_p = 0, vlan_cfi = 0;
     uint8_t tos = 0;
     uint32_t flags = 0;
+    // imix_weights: (size, weight) pairs; each packet's size is drawn by weight (overrides pkt_size).
+    std::vector<std::pair<uint32_t, uint64_t>> imix;
+    // The kernel's lookup table: imix entry for each of 100 equally likely draws.
+    std::array<uint8_t, 100> imix_distribution{};
+    // Script lines that have no meaning for the model (start, ...), each "WHERE: note".
+    std::vector<std::string> notes;
 
     bool has(pktgen_flag f) const { return (flags & f) != 0; }
 };
@@ -71,7 +77,8 @@ struct pktgen_command_error : std::runtime_error {
 // '#' comments are ignored. Throws pktgen_command_error.
 void apply_pktgen_command(pktgen_params& p, std::string_view line);
 
-// Applies every line of a command file; errors read "FILE:LINE: message".
+// Applies every line of a command file, plain commands or a pktgen script (pktgen_script.h);
+// errors read "FILE:LINE: message".
 void apply_pktgen_file(pktgen_params& p, const std::string& path);
 
 // The commands pktgen_sample03_burst_single_flow.sh writes for `options` (-s -d -m -p -b -n -w

@@ -114,6 +114,20 @@ TEST(pktgen_commands, comments_and_blank_lines) {
     EXPECT_EQ(p.burst, 4u);
 }
 
+TEST(pktgen_commands, imix_weights_build_the_kernels_distribution) {
+    fresh_simulation();
+    const pktgen_params p = apply({"imix_weights 20,1 100,1 1500,2"});
+    ASSERT_EQ(p.imix.size(), 3u);
+    EXPECT_EQ(p.imix[0], (std::pair<uint32_t, uint64_t>{42, 1}));  // raised to the headers' 42 bytes
+    EXPECT_EQ(p.imix[2], (std::pair<uint32_t, uint64_t>{1500, 2}));
+    // cumulative 25, 50, 100: draws 0-24 -> entry 0, 25-49 -> 1, 50-99 -> 2
+    EXPECT_EQ(p.imix_distribution[24], 0);
+    EXPECT_EQ(p.imix_distribution[25], 1);
+    EXPECT_EQ(p.imix_distribution[49], 1);
+    EXPECT_EQ(p.imix_distribution[50], 2);
+    EXPECT_EQ(p.imix_distribution[99], 2);
+}
+
 TEST(pktgen_commands, errors_say_what_is_wrong) {
     fresh_simulation();
     EXPECT_EQ(error_of({"pkt_sise 60"}), "unknown pktgen command \"pkt_sise\"");
@@ -135,6 +149,12 @@ TEST(pktgen_commands, errors_say_what_is_wrong) {
     EXPECT_EQ(error_of({"xmit_mode netif_receive"}), "xmit_mode: only start_xmit is modelled, got \"netif_receive\"");
     EXPECT_EQ(error_of({"tos 1g"}), "tos: expected two hex digits, got \"1g\"");
     EXPECT_EQ(error_of({"clear_counters now"}), "clear_counters: takes no value");
+    EXPECT_EQ(error_of({"imix_weights"}), "imix_weights: expected SIZE,WEIGHT pairs");
+    EXPECT_EQ(error_of({"imix_weights 64"}), "imix_weights: expected SIZE,WEIGHT, got \"64\"");
+    EXPECT_EQ(error_of({"imix_weights 64,0 128,0"}), "imix_weights: the weights sum to 0");
+    EXPECT_EQ(error_of({"imix_weights 64,x"}), "imix_weights weight: expected a decimal number, got \"x\"");
+    EXPECT_EQ(error_of({"clone_skb 10", "imix_weights 64,1"}), "imix_weights: not with clone_skb > 0 (pktgen refuses it)");
+    EXPECT_EQ(error_of({"imix_weights 64,1", "clone_skb 10"}), "clone_skb: not with imix_weights (pktgen refuses it)");
 }
 
 TEST(pktgen_commands, file_errors_carry_the_line_number) {

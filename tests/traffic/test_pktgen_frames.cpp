@@ -258,5 +258,26 @@ TEST(pktgen_frames, size_range_steps_inclusive_and_ip_id_counts_built_frames) {
     EXPECT_EQ(sizes, (std::vector<size_t>{65, 66, 67, 64, 65, 66}));
 }
 
+TEST(pktgen_frames, imix_sizes_follow_the_weights) {
+    fresh_simulation();
+    // The simple IMIX: 7 x 64, 4 x 594, 1 x 1518 bytes on the wire (60, 590, 1514 without FCS).
+    pktgen_builder b(params({"imix_weights 60,7 590,4 1514,1"}), dev, 1);
+    auto f = net::frame_pool::instance().get();
+    std::map<size_t, int> count;
+    const int n = 12000;
+    for (int i = 0; i < n; ++i) {
+        b.build(*f, uint32_t(i), sc_time(0, SC_NS));
+        ++count[f->size()];
+        if (f->size() > 64) {
+            ASSERT_EQ((f->bytes[16] << 8 | f->bytes[17]) + 14 + 4, f->size()) << "IPv4 total length";
+        }
+    }
+    ASSERT_EQ(count.size(), 3u);
+    // The kernel's table of 100 draws: 58 (7/12), 33 (4/12) and 9 for the last entry.
+    EXPECT_NEAR(count[64], n * 0.58, n * 0.02);
+    EXPECT_NEAR(count[594], n * 0.33, n * 0.02);
+    EXPECT_NEAR(count[1518], n * 0.09, n * 0.02);
+}
+
 }  // namespace
 }  // namespace fecsim::traffic
