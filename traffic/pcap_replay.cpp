@@ -59,7 +59,7 @@ pcap_replay_params pcap_replay_params_from(const config& cfg, bool flow_control)
     p.path = g.string("pcap_file");
     // Blame the key the user changed: kind set by a --set, or the file left out of the experiment.
     if (p.path.empty())
-        throw cfg.error_at(param_error(std::vector<std::string>{"generator.pcap_file", "generator.kind"},
+        throw cfg.error_at(param_error(std::vector<std::string>{"generator.kind", "generator.pcap_file"},
                                        "generator.kind pcap needs a capture file (generator.pcap_file)"));
     p.path = resolve_config_path(p.path);
     for (auto [key, mac] : {std::pair{"dst_mac", &p.dst_mac}, std::pair{"src_mac", &p.src_mac}}) {

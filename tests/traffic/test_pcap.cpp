@@ -204,6 +204,15 @@ TEST(pcap, kind_pcap_from_config) {
     fresh_simulation();
     const config no_file = test::load_with_generator({{"kind", "pcap"}}, "nofile.json");
     EXPECT_THROW(make_generator("gen", no_file, false), config_error);
+    // kind set with --set: the --set is to blame, not the experiment file that has no pcap in it
+    const config set_kind = config::load(test::write_file("plain.json", R"({"platform": "imx8mp"})"), {"generator.kind=pcap"});
+    try {
+        make_generator("gen", set_kind, false);
+        ADD_FAILURE() << "no error";
+    } catch (const config_error& e) {
+        EXPECT_EQ(std::string(e.what()), "--set generator.kind=pcap: /generator/kind: generator.kind pcap needs a capture "
+                                         "file (generator.pcap_file)");
+    }
     const config bad = test::load_with_generator({{"kind", "pcap"}, {"pcap_file", test::write_file("x.pcap", "junk")}});
     EXPECT_THROW(make_generator("gen", bad, false), config_error);
 }
