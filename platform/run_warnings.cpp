@@ -20,16 +20,19 @@ std::vector<std::string> run_warnings(const nlohmann::json& r) {
     const std::string kind = cfg.at("generator").at("kind");
     const std::string dut_mac = cfg.at("soc").at("fec").at("mac_address");
 
-    // A replay that stopped before the end of the window: its rates average over idle time.
-    if (kind == "pcap" && gen.contains("ended_s")) {
+    // A generator that stopped before the end of the window: its rates average over idle time.
+    if (gen.contains("ended_s")) {
         const double ended = gen.at("ended_s");
-        const std::string loops = "generator.pcap.loops=0 replays it until the run ends";
+        const bool pcap = kind == "pcap";
+        const std::string what = pcap ? "the capture replay ended" : "pktgen sent its count of packets and stopped";
+        const std::string fix = pcap ? "generator.pcap.loops=0 replays it until the run ends"
+                                     : "count 0 (sample03 -n 0) sends until the run ends";
         if (ended <= warmup_s)
-            w.push_back("the capture replay ended at " + fixed(ended, 6) + " s, inside the " + fixed(warmup_s, 3) +
-                        " s warm-up, so nothing was sent in the window and every rate is 0: " + loops);
+            w.push_back(what + " at " + fixed(ended, 6) + " s, inside the " + fixed(warmup_s, 3) +
+                        " s warm-up, so nothing was sent in the window and every rate is 0: " + fix);
         else if (ended < warmup_s + window_s)
-            w.push_back("the capture replay ended " + fixed(ended - warmup_s, 6) + " s into the " +
-                        fixed(window_s, 3) + " s window; rates average over the idle rest: " + loops);
+            w.push_back(what + " " + fixed(ended - warmup_s, 6) + " s into the " + fixed(window_s, 3) +
+                        " s window; rates average over the idle rest: " + fix);
     }
 
     const nlohmann::json& dut = r.at("dut");

@@ -201,6 +201,7 @@ void pktgen::report(nlohmann::json& j) const {
     j["tx_ring_full"] = s_.tx_busy;
     j["cpu_busy_fraction"] = window_ns > 0 ? std::min(1.0, s_.cpu_busy_ns / window_ns) : 0.0;
     if (p_.rx_enabled) rx_.report(j["rx"]);
+    if (finished_) j["ended_s"] = finished_at_.to_seconds();  // `count` packets sent
     if (!p_.cmd.notes.empty()) j["notes"] = p_.cmd.notes;  // script lines without meaning here
 }
 

@@ -69,6 +69,17 @@ TEST(silent_traps, frames_the_dut_filters_out_end_with_a_warning_naming_the_mac)
     EXPECT_EQ(r["warnings"], nlohmann::json(w)) << "the result file carries the same warnings";
 }
 
+TEST(silent_traps, a_pktgen_count_that_runs_out_in_the_warmup_says_so) {
+    scratch s;
+    const auto [o, r] = run(s, "--set duration_s=0.01 --set 'generator.sample03=-n 1000'");
+    ASSERT_EQ(o.status, 0) << o.err;
+    const auto w = stderr_warnings(o.err);
+    ASSERT_EQ(w.size(), 2u) << o.err;
+    EXPECT_NE(w[0].find("pktgen sent its count of packets and stopped at 0.00"), std::string::npos) << w[0];
+    EXPECT_NE(w[0].find("count 0 (sample03 -n 0) sends until the run ends"), std::string::npos) << w[0];
+    EXPECT_EQ(w[1], "the DUT processed no packets in the measurement window: the generator sent nothing in the window");
+}
+
 // A 10 ms capture of E1's wire, both directions, window only (the default).
 std::string e1_capture(const scratch& s) {
     const std::string pcap = s / "e1.pcapng";
