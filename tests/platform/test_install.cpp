@@ -92,6 +92,19 @@ TEST(install, make_install_gives_a_tool_that_finds_its_configs_and_runs_experime
     EXPECT_NE(env.out.find("  imx8mp-xdp-tx  from FECSIM_CONFIG_DIR\n"), std::string::npos) << env.out;
 }
 
+TEST(install, make_build_builds_the_tool_alone) {
+    for (const char* target : {"build", "fecsim"}) {
+        const outcome o = shell("make -n -C " + source_dir.string() + " " + target);
+        ASSERT_EQ(o.status, 0) << o.err;
+        EXPECT_NE(o.out.find("--target fecsim"), std::string::npos) << o.out;
+        EXPECT_EQ(o.out.find("ctest"), std::string::npos) << o.out;
+    }
+    // make test builds everything (no --target) before running ctest
+    const outcome t = shell("make -n -C " + source_dir.string() + " test");
+    EXPECT_EQ(t.out.find("--target"), std::string::npos) << t.out;
+    EXPECT_NE(t.out.find("ctest"), std::string::npos) << t.out;
+}
+
 TEST(install, make_in_a_copied_source_tree_starts_the_stale_build_directory_afresh) {
     scratch s;
     const fs::path tree = s.dir / "tree";
