@@ -93,6 +93,17 @@ std::string experiment_path(const std::string& arg) {
     return arg;
 }
 
+// The documentation that goes with the configuration tree in use: TREE/docs, or
+// PREFIX/share/doc/fecsim for an installed one.
+std::string doc_dir() {
+    namespace fs = std::filesystem;
+    const fs::path configs = fecsim::config::default_config_dir();
+    std::error_code ec;
+    for (const fs::path& d : {configs / "../docs", configs / "../../doc/fecsim"})
+        if (fs::exists(d / "configuration.md", ec)) return fs::weakly_canonical(d, ec).string();
+    return "docs";
+}
+
 // `fecsim list`: the platform profiles and ready-to-run experiments shipped in configs/, and
 // the XDP programs `driver.xdp_prog` can load.
 int list_configs() {
@@ -133,7 +144,8 @@ int main(int argc, char** argv) {
         return 2;
     }
     if (o.command == "help") {
-        std::cout << usage << "Configuration: docs/configuration.md; result file: docs/results.md.\n";
+        std::cout << usage << "Configuration: " << doc_dir() << "/configuration.md; result file: " << doc_dir()
+                  << "/results.md.\n";
         return 0;
     }
     if (o.command == "--version") {

@@ -73,6 +73,8 @@ TEST(install, make_install_gives_a_tool_that_finds_its_configs_and_runs_experime
     ASSERT_EQ(listed.status, 0) << listed.err;
     EXPECT_NE(listed.out.find("experiments (" + (prefix / "share/fecsim/configs/experiments").string() + "):"),
               std::string::npos) << listed.out;
+    EXPECT_NE(shell(fecsim + " --help").out.find("Configuration: " + (prefix / "share/doc/fecsim").string() +
+                                                "/configuration.md"), std::string::npos);
 
     // An experiment of the user's own, elsewhere, naming its platform by name.
     const fs::path mine = s.dir / "work";
