@@ -2,6 +2,7 @@
 // Exit status: 0 ok, 1 model or internal error, 2 bad input.
 #include "firmware/xdp/programs.h"
 #include "platform/config.h"
+#include "platform/locations.h"
 #include "platform/simulation.h"
 
 #include <systemc>
@@ -81,29 +82,6 @@ bool writable(const std::string& path) {
     return ::access(dir.empty() ? "." : dir.c_str(), W_OK) == 0;
 }
 
-// An experiment named without a path ("imx8mp-xdp-tx") is the one shipped in configs/experiments/
-// when no such file is in the working directory, so an installed fecsim runs them by name.
-std::string experiment_path(const std::string& arg) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    if (fs::exists(arg, ec) || arg.find('/') != std::string::npos) return arg;
-    const fs::path dir = fs::path(fecsim::config::default_config_dir()) / "experiments";
-    for (const fs::path& p : {dir / arg, dir / (arg + ".json")})
-        if (fs::is_regular_file(p, ec)) return p.string();
-    return arg;
-}
-
-// The documentation that goes with the configuration tree in use: TREE/docs, or
-// PREFIX/share/doc/fecsim for an installed one.
-std::string doc_dir() {
-    namespace fs = std::filesystem;
-    const fs::path configs = fecsim::config::default_config_dir();
-    std::error_code ec;
-    for (const fs::path& d : {configs / "../docs", configs / "../../doc/fecsim"})
-        if (fs::exists(d / "configuration.md", ec)) return fs::weakly_canonical(d, ec).string();
-    return "docs";
-}
-
 // `fecsim list`: the platform profiles and ready-to-run experiments shipped in configs/, and
 // the XDP programs `driver.xdp_prog` can load.
 int list_configs() {
@@ -144,7 +122,8 @@ int main(int argc, char** argv) {
         return 2;
     }
     if (o.command == "help") {
-        std::cout << usage << "Configuration: " << doc_dir() << "/configuration.md; result file: " << doc_dir()
+        const std::string docs = fecsim::doc_dir();
+        std::cout << usage << "Configuration: " << docs << "/configuration.md; result file: " << docs
                   << "/results.md.\n";
         return 0;
     }
@@ -156,7 +135,7 @@ int main(int argc, char** argv) {
 
     std::optional<fecsim::config> cfg;
     try {
-        cfg = fecsim::config::load(experiment_path(o.config_path), o.sets);
+        cfg = fecsim::config::load(fecsim::experiment_path(o.config_path), o.sets);
         if (o.command == "validate") fecsim::check_assembly(*cfg);
     } catch (const fecsim::config_error& e) {
         std::cerr << e.what() << '\n';
