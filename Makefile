@@ -5,7 +5,7 @@ JOBS  ?= $(shell nproc)
 EXPERIMENT ?= configs/experiments/imx8mp-xdp-tx.json
 PREFIX ?= /usr/local
 
-.PHONY: deps configure build fecsim everything run table test bench install clean
+.PHONY: deps configure build fecsim everything run table test bench install costs clean
 
 deps:
 	@scripts/install-deps.sh
@@ -43,6 +43,11 @@ bench: configure
 install: build
 	@cmake --install $(BUILD) --prefix $(PREFIX) >/dev/null
 	@echo "fecsim installed in $(PREFIX)/bin"
+
+# Re-measure configs/costs/linux-6.1-*.json from Debian's kernel debug packages (downloads
+# ~800 MB once into ~/.cache/fecsim-kernel; not part of the build or CI).
+costs:
+	@scripts/kernel-costs.py
 
 clean:
 	@rm -rf $(BUILD)

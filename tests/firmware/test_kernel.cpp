@@ -59,6 +59,48 @@ TEST(costs, unknown_missing_and_malformed_keys_are_clear_errors) {
     });
 }
 
+// The tables measured from the compiled kernel (scripts/kernel-costs.py, committed because CI
+// does not download kernels): the loader accepts them (every charged path has a count), and each
+// count is what its "functions" add up to (or their mean, for the paths that average alternatives).
+TEST(costs, measured_tables_load_and_add_up) {
+    on_core_thread([] {
+        for (const char* name : {"linux-6.1-arm64.json"}) {
+            const std::string file = std::string(FECSIM_SOURCE_CONFIG_DIR) + "/costs/" + name;
+            const cost_table t = cost_table::load(file);
+            std::ifstream in(file);
+            const nlohmann::json j = nlohmann::json::parse(in);
+            for (size_t i = 0; i < path_count; ++i) {
+                const auto& e = j["paths"][to_string(path(i))];
+                ASSERT_TRUE(e.contains("method")) << name << " " << to_string(path(i));
+                EXPECT_EQ(t[path(i)], e["instructions"].get<uint64_t>());
+                if (!e.contains("functions")) continue;
+                uint64_t sum = 0;
+                for (const auto& f : e["functions"]) sum += f["count"].get<uint64_t>();
+                // "mean of N alternatives": the key stands for either of N routines
+                const std::string method = e["method"];
+                const size_t at = method.find("mean of ");
+                const uint64_t n = at == std::string::npos ? 1 : std::stoull(method.substr(at + 8));
+                const uint64_t want = (2 * sum + n) / (2 * n);
+                EXPECT_EQ(t[path(i)], want) << name << " " << to_string(path(i));
+            }
+        }
+        // a provenance record that is not one is an error, like any other bad key
+        std::ifstream in(std::string(FECSIM_SOURCE_CONFIG_DIR) + "/costs/linux-6.1-arm64.json");
+        nlohmann::json j = nlohmann::json::parse(in);
+        j["paths"]["build_skb"]["functions"][0]["count"] = "many";
+        j["paths"]["ip_rcv"]["functions"][0]["size"] = 4;
+        const std::string f = write_temp(j.dump());
+        try {
+            cost_table::load(f);
+            FAIL() << "accepted a bad functions record";
+        } catch (const fecsim::config_error& e) {
+            const std::string m = e.what();
+            EXPECT_NE(m.find(f + ": /paths/build_skb/functions/0/count: expected a non-negative integer"), std::string::npos) << m;
+            EXPECT_NE(m.find(f + ": /paths/ip_rcv/functions/0/size: unknown key"), std::string::npos) << m;
+        }
+    });
+}
+
 // fec-driver.md §11 table, arm64, 64-byte lines, page at a page boundary.
 TEST(dma_arm64, line_operations_per_table_row) {
     on_core_thread([] {

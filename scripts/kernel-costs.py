@@ -1,0 +1,546 @@
+#!/usr/bin/env python3
+"""Measure the code-path instruction counts (configs/costs/linux-6.1-arm64.json) from Debian's
+compiled Linux 6.1 kernel: vmlinux, fec.ko and mvneta.ko with their debug info, disassembled with
+binutils. docs/firmware.md "Code-path costs" describes the method and its error.
+
+Walk each function from its entry along the compiler's likely path -- fall-through and
+unconditional branches; conditional branches not taken unless the table below says the modelled
+experiment takes them -- up to the return or tail call. A backward branch on the path closes a
+loop: its body is counted once per iteration under the per-iteration key, the rest per call.
+Inlined functions are attributed with the DWARF inline chain to the key that charges them, so no
+instruction is counted under two keys. Left out, as the core model charges them: MMIO accessors,
+barriers (dmb/dsb/isb) and cache-line operations (dc).
+
+Usage: scripts/kernel-costs.py [--abi 6.1.0-N] [--trace KEY | --markdown]
+Downloads (once, cached in $FECSIM_KERNEL_CACHE or ~/.cache/fecsim-kernel) the kernel's -dbg
+package with apt-get and installs binutils for the target if missing (make costs; not CI).
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CACHE = os.environ.get("FECSIM_KERNEL_CACHE", os.path.expanduser("~/.cache/fecsim-kernel"))
+
+ARCHES = {
+    "arm64": dict(deb="arm64", flavour="arm64", tool="aarch64-linux-gnu", binutils="binutils-aarch64-linux-gnu"),
+    "armhf": dict(deb="armhf", flavour="armmp", tool="arm-linux-gnueabihf", binutils="binutils-arm-linux-gnueabihf"),
+}
+
+
+def die(msg):
+    print("kernel-costs: " + msg, file=sys.stderr)
+    sys.exit(2)
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, check=True, text=True, stdout=subprocess.PIPE, **kw).stdout
+
+
+# ------------------------------------------------------------------------------------------------
+# packages
+
+
+def apt_ready(arch):
+    have = run(["dpkg", "--print-foreign-architectures"]).split()
+    if arch["deb"] not in have and arch["deb"] != run(["dpkg", "--print-architecture"]).strip():
+        subprocess.run(["dpkg", "--add-architecture", arch["deb"]], check=True)
+        subprocess.run(["apt-get", "update", "-qq"], check=False)
+    if subprocess.run(["which", arch["tool"] + "-objdump"], stdout=subprocess.DEVNULL).returncode:
+        subprocess.run(["apt-get", "install", "-y", "-qq", arch["binutils"]], check=True)
+
+
+def newest_abi(arch):
+    pattern = r"^linux-image-6\.1\.0-[0-9]+-%s-dbg$" % arch["flavour"]
+    out = run(["apt-cache", "search", "--names-only", pattern])
+    if not out.strip():
+        subprocess.run(["apt-get", "update", "-qq"], check=False)
+        out = run(["apt-cache", "search", "--names-only", pattern])
+    abis = sorted({int(m) for m in re.findall(r"linux-image-6\.1\.0-(\d+)-", out)})
+    if not abis:
+        die("apt knows no linux-image-6.1.0-*-%s-dbg (:%s); run apt-get update" % (arch["flavour"], arch["deb"]))
+    return "6.1.0-%d" % abis[-1]
+
+
+def fetch(arch, abi):
+    """{'vmlinux', 'fec', 'mvneta': paths, 'package': the .deb's name}; downloads and extracts once."""
+    pkg = "linux-image-%s-%s-dbg" % (abi, arch["flavour"])
+    dest = os.path.join(CACHE, pkg)
+    mods = "usr/lib/debug/lib/modules/%s-%s/kernel/drivers/net/ethernet/" % (abi, arch["flavour"])
+    rel = {"vmlinux": "usr/lib/debug/boot/vmlinux-%s-%s" % (abi, arch["flavour"]),
+           "fec": mods + "freescale/fec.ko", "mvneta": mods + "marvell/mvneta.ko"}
+    files = {k: os.path.join(dest, v) for k, v in rel.items()}
+    debs = glob.glob(os.path.join(CACHE, pkg + "_*_%s.deb" % arch["deb"]))
+    if not all(os.path.exists(f) for f in files.values()):
+        os.makedirs(CACHE, exist_ok=True)
+        if not debs:
+            apt_ready(arch)
+            subprocess.run(["apt-get", "download", "-q", "%s:%s" % (pkg, arch["deb"])], cwd=CACHE, check=True)
+            debs = glob.glob(os.path.join(CACHE, pkg + "_*_%s.deb" % arch["deb"]))
+        os.makedirs(dest, exist_ok=True)
+        print("kernel-costs: extracting vmlinux, fec.ko, mvneta.ko from %s (a few minutes)" % os.path.basename(debs[0]),
+              file=sys.stderr)
+        subprocess.run("dpkg-deb --fsys-tarfile '%s' | tar -x -C '%s' %s" %
+                       (debs[0], dest, " ".join("./" + v for v in rel.values())), shell=True, check=True)
+    apt_ready(arch)
+    files["package"] = os.path.basename(debs[0])[:-len(".deb")] if debs else pkg
+    return files
+
+
+# ------------------------------------------------------------------------------------------------
+# disassembly
+
+
+class Insn:
+    __slots__ = ("addr", "mn", "ops", "chain", "call")
+
+    def __init__(self, addr, mn, ops, chain):
+        self.addr, self.mn, self.ops, self.chain, self.call = addr, mn, ops, chain, None
+
+
+class Objfile:
+    def __init__(self, path, tool):
+        self.path, self.tool = path, tool
+        self.syms = {}
+        for line in run([tool + "-nm", "-S", path]).splitlines():
+            f = line.split()
+            if len(f) == 4 and f[2] in "tTW":
+                self.syms.setdefault(f[3], []).append((int(f[0], 16), int(f[1], 16)))
+
+    def function(self, name, pick=0):
+        if name not in self.syms:
+            die("%s: no function %s" % (os.path.basename(self.path), name))
+        start, size = sorted(self.syms[name])[pick]
+        return start, start + size
+
+    def disassemble(self, start, end):
+        """Instructions of [start, end) with their inline chains (innermost function first)."""
+        out = run([self.tool + "-objdump", "-d", "-r", "-l", "--inlines", "--no-show-raw-insn", "-j", ".text",
+                   "--start-address=%#x" % start, "--stop-address=%#x" % end, self.path])
+        insns, func, line_no, outer, after_insn = [], None, 0, [], False
+        for line in out.splitlines():
+            m = re.match(r"^\s*([0-9a-f]+):\s+(R_\S+)\s+(\S+)", line)
+            if m:
+                if insns and m.group(2).endswith(("CALL26", "JUMP26", "ARM_CALL", "ARM_JUMP24")):
+                    insns[-1].call = re.sub(r"[+-]0x[0-9a-f]+$", "", m.group(3))
+                continue
+            m = re.match(r"^\s*([0-9a-f]+):\s+(\S+)\s*(.*)$", line)
+            if m:
+                insns.append(Insn(int(m.group(1), 16), m.group(2), m.group(3), [(func or "?", line_no)] + outer))
+                after_insn = True
+                continue
+            m = re.match(r"^([A-Za-z_][\w.]*)\(\):$", line)
+            if m:
+                func, outer, after_insn = m.group(1), [], False
+                continue
+            m = re.match(r"^inlined by \S+:(\d+)(?: \(discriminator \d+\))? \(([\w.]+)\)$", line)
+            if m:
+                if after_insn:
+                    outer, after_insn = [], False
+                outer.append((m.group(2), int(m.group(1))))
+                continue
+            m = re.match(r"^\S+:(\d+)", line)
+            if m:
+                line_no, outer, after_insn = int(m.group(1)), [], False
+        return insns
+
+
+# ------------------------------------------------------------------------------------------------
+# the likely-path walk
+
+BARRIER = re.compile(r"^(dmb|dsb|isb|dc|ic)$")
+MMIO = ("__raw_readl", "__raw_writel", "__raw_readw", "__raw_writew", "__raw_readb", "__raw_writeb")
+A64_COND = re.compile(r"^(b\.\w+|cbn?z|tbn?z)$")
+A64_RET = re.compile(r"^(ret|retaa|retab|eret|br|braa|braaz)$")
+A32_COND = re.compile(r"^(b(eq|ne|cs|hs|cc|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le)(\.w|\.n)?|cbn?z)$")
+
+
+def target_of(insn):
+    m = re.search(r"\b([0-9a-f]+) <", insn.ops)
+    return int(m.group(1), 16) if m else None
+
+
+def kind(insn, arch):
+    """'cond', 'jump', 'ret' or None for a plain instruction (calls are plain: the callee has its own key)."""
+    mn = insn.mn
+    if arch == "arm64":
+        if A64_COND.match(mn):
+            return "cond"
+        if mn == "b":
+            return "jump"
+        if A64_RET.match(mn):
+            return "ret"
+        return None
+    if A32_COND.match(mn):
+        return "cond"
+    if mn in ("b", "b.w", "b.n"):
+        return "jump"
+    if mn == "bx" and insn.ops.startswith("lr") or (mn.startswith(("pop", "ldm")) and "pc" in insn.ops):
+        return "ret" if not re.match(r"^(pop|ldm\w*)(eq|ne|cs|cc|mi|pl|hi|ls|ge|lt|gt|le)", mn) else None
+    if re.match(r"^ldr\w*$", mn) and insn.ops.startswith("pc,"):
+        return "ret"
+    return None
+
+
+def walk(insns, arch, start, end, take=(), follow=False, rotated=False):
+    """The likely path from the entry: (path, loops, next_entry). loops = [(indices, back_edge)]:
+    the path indices of one iteration and of the branch closing it. `take` lists the conditional
+    branches (offsets from the entry) the modelled experiment takes; `follow` continues across a
+    jump out of the function (assembly entry code), returning its target as next_entry. A backward
+    branch into code not on the path joins earlier code, unless `rotated`: then it closes a loop
+    the compiler rotated (entered by a jump over its body to the condition)."""
+    at = {i.addr: i for i in insns}
+    after = {a.addr: b.addr for a, b in zip(insns, insns[1:])}
+    pc, path, index, loops, pending, jumps = start, [], {}, [], [], []
+
+    def close_loop(head, back):
+        """Not taking (or having taken) the branch at path[back] back to `head` ends one iteration."""
+        if head not in index:  # a rotated loop entered at its condition: add the body once
+            a = head
+            while a is not None and a not in index and a < path[back].addr:
+                index[a] = len(path)
+                path.append(at[a])
+                a = after.get(a)
+            body = [index[a] for a in index if head <= a <= path[back].addr]
+        else:
+            body = list(range(index[head], back + 1))
+        loops.append((sorted(set(body)), back))
+
+    for _ in range(10000):
+        if pc is None or pc not in at:
+            break
+        if pc in index:  # a jump back into the path: the end of one loop iteration
+            close_loop(pc, len(path) - 1)
+            body = {path[k].addr for k in loops[-1][0]}
+            exits = [j for j in pending if j.addr in body and target_of(j) not in body]
+            if not exits:
+                die("%#x: the loop at %#x has no exit on the path" % (start, pc))
+            pc = target_of(exits[-1])
+            pending = []
+            continue
+        i = at[pc]
+        index[pc] = len(path)
+        path.append(i)
+        k, t = kind(i, arch), target_of(i)
+        if k == "ret":
+            break
+        if k == "jump":
+            if t is None or not (start <= t < end):
+                return path, loops, t if follow else None
+            jumps.append((pc, t))
+            pc = t
+            continue
+        if k == "cond" and t is not None and t != pc:
+            if pc - start in take:
+                pc = t
+                continue
+            if start <= t < pc and (t in index or rotated and any(src < t < dst <= pc for src, dst in jumps)):
+                close_loop(t, len(path) - 1)
+            else:
+                pending.append(i)
+        pc = after.get(pc)
+    return path, loops, None
+
+
+# ------------------------------------------------------------------------------------------------
+# counting
+
+
+def excluded(insn):
+    """Charged by the core model itself: barriers, cache-line operations, MMIO accessors."""
+    return bool(BARRIER.match(insn.mn)) or any(re.match(r"^(__raw_)?(read|write)[bwlq](_relaxed)?$", f)
+                                               for f, _ in insn.chain)
+
+
+class Part:
+    """Instructions of one walk: of function `fn` in object `obj`, owned by `owner` (an inlined
+    function, default the function itself), optionally only source lines `lines` of the owner,
+    and `loop` = "body" (once per iteration of the owner's loop) or "call" (the rest)."""
+
+    def __init__(self, obj, fn, owner=None, loop=None, lines=None, take=(), pick=0, follow=False, not_lines=None,
+                 group=None, rotated=False):
+        self.obj, self.fn, self.owner, self.loop, self.lines, self.group = obj, fn, owner or fn, loop, lines, group
+        self.rotated = rotated
+        self.take, self.pick, self.follow, self.not_lines = tuple(take), pick, follow, not_lines
+
+
+class Counter:
+    def __init__(self, objs, arch, spec):
+        self.objs, self.arch, self.walks = objs, arch, {}
+        # every owner named for a walk, so an inlined helper is charged to the innermost of them
+        self.owners = {}
+        for parts in spec.values():
+            for p in parts.get("parts", ()):
+                self.owners.setdefault((p.obj, p.fn), {p.fn}).add(p.owner)
+
+    def walked(self, p):
+        key = (p.obj, p.fn, p.take, p.pick, p.rotated)
+        if key not in self.walks:
+            obj = self.objs[p.obj]
+            start, end = obj.function(p.fn, p.pick)
+            path, loops, nxt = walk(obj.disassemble(start, end), self.arch, start, end, p.take, p.follow, p.rotated)
+            ranges = [(p.fn, start, end)]
+            while nxt is not None:  # assembly: continue in the symbol the jump enters
+                name = next((n for n, v in obj.syms.items() for s, z in v if s <= nxt < s + z), None)
+                if name is None:
+                    break
+                s, e = next((s, s + z) for s, z in obj.syms[name] if s <= nxt < s + z)
+                more, _, nxt = walk(obj.disassemble(s, e), self.arch, s, e, (), True)
+                path += more
+                ranges.append((name, s, e))
+            tracked = self.owners.get((p.obj, p.fn), {p.fn})
+            owner = []
+            for i in path:
+                own = next((c for c in i.chain if c[0] in tracked), (p.fn, 0))
+                owner.append(own)
+            inloop = [set() for _ in path]
+            for body, back in loops:
+                for k in body:
+                    inloop[k].add(owner[back][0])
+            self.walks[key] = (path, owner, inloop, ranges)
+        return self.walks[key]
+
+    def count(self, p):
+        path, owner, inloop, ranges = self.walked(p)
+        n, addrs = 0, []
+        for i, (name, line), loops in zip(path, owner, inloop):
+            if name != p.owner or excluded(i):
+                continue
+            if p.lines and not (p.lines[0] <= line <= p.lines[1]):
+                continue
+            if p.not_lines and p.not_lines[0] <= line <= p.not_lines[1]:
+                continue
+            if p.loop and (name in loops) != (p.loop == "body"):
+                continue
+            n += 1
+            addrs.append(i.addr)
+        fn, start, end = ranges[0]
+        return n, {"name": " + ".join(r[0] for r in ranges) + ("" if p.owner == p.fn else " > " + p.owner) +
+                   ("" if not p.loop else " (loop %s)" % p.loop) +
+                   ("" if not p.lines else " (lines %d-%d)" % p.lines),
+                   "object": p.obj, "start": "%#x" % start, "end": "%#x" % end, "count": n}
+
+
+# ------------------------------------------------------------------------------------------------
+# what each key counts (firmware/ charges the key where it calls k_.exec(path::KEY))
+
+V, F, M = "vmlinux", "fec", "mvneta"
+# the offsets of conditional branches the modelled experiment takes (found by reading the walk
+# with --trace): fec_enet_rx_napi on the i.MX8MP profile (RACC, enhanced BDs, VLAN offload on, no
+# VLAN tag, no RX timestamps, checksum offload), TX completions without error/deferral, queue awake
+RX_NAPI = dict(take=(0x2cc, 0x31c, 0x328, 0x4dc, 0x550, 0x588, 0x5d0))
+RX_ERROR = dict(take=(0x17c,))
+XDP_TX = dict(take=(0x234, 0x62c))
+XMIT = dict(take=(0x6c, 0x478, 0x740))  # fec_enet_start_xmit: not GSO, aligned data, queue not full  # mvneta_run_xdp: act > XDP_PASS, act == XDP_TX
+IRQ = [Part(V, "el1h_64_irq", follow=True), Part(V, "el1h_64_irq_handler"), Part(V, "el1_interrupt"),
+       Part(V, "enter_from_kernel_mode"), Part(V, "irq_enter_rcu"), Part(V, "do_interrupt_handler"),
+       Part(V, "call_on_irq_stack"), Part(V, "gic_handle_irq", pick=1),  # the 2nd by address: irq-gic-v3.c Part(V, "generic_handle_domain_irq"),
+       Part(V, "__irq_resolve_mapping"), Part(V, "handle_fasteoi_irq"), Part(V, "handle_irq_event"),
+       Part(V, "__handle_irq_event_percpu"), Part(V, "irq_exit_rcu"), Part(V, "__irq_exit_rcu"),
+       Part(V, "exit_to_kernel_mode.isra.0")]
+SKB_LINES = (1709, 1776)  # fec_enet_rx_queue: build_skb .. napi_gro_receive (the firmware's fec_enet_rx_skb)
+
+SPEC = {
+    "generic_handle_irq": dict(parts=IRQ, note="EL1 IRQ vector entry/exit, GICv3 acknowledge/EOI, irq domain lookup, fasteoi flow, action dispatch"),
+    "fec_enet_interrupt": dict(parts=[Part(F, "fec_enet_interrupt", take=(0x5c,))]),
+    "fec_enet_collect_events": dict(parts=[Part(F, "fec_enet_interrupt", "fec_enet_collect_events", take=(0x5c,))]),
+    "napi_schedule": dict(parts=[Part(V, "napi_schedule_prep"), Part(V, "__napi_schedule")]),
+    "net_rx_action": dict(parts=[Part(V, "net_rx_action", loop="call"), Part(V, "__napi_poll"), Part(V, "__do_softirq")]),
+    "fec_enet_rx_napi": dict(parts=[Part(F, "fec_enet_rx_napi", **RX_NAPI)]),
+    "napi_complete_done": dict(parts=[Part(V, "napi_complete_done")]),
+    "fec_enet_rx": dict(parts=[Part(F, "fec_enet_rx_napi", "fec_enet_rx", loop="call", **RX_NAPI)]),
+    "fec_enet_rx_queue": dict(parts=[Part(F, "fec_enet_rx_napi", "fec_enet_rx_queue", loop="call", **RX_NAPI),
+                                     Part(F, "fec_enet_rx_napi", "fec_enet_rx", loop="body", **RX_NAPI)]),
+    "fec_enet_rx_queue_bd": dict(parts=[Part(F, "fec_enet_rx_napi", "fec_enet_rx_queue", loop="body",
+                                             not_lines=SKB_LINES, **RX_NAPI)]),
+    "fec_enet_rx_error": dict(parts=[Part(F, "fec_enet_rx_napi", "fec_enet_rx_queue", lines=(1661, 1681), **RX_ERROR)]),
+    "fec_enet_update_cbd": dict(parts=[Part(F, "fec_enet_rx_napi", "fec_enet_update_cbd", **RX_NAPI)]),
+    "fec_enet_tx": dict(parts=[Part(F, "fec_enet_rx_napi", "fec_enet_tx", loop="call", **RX_NAPI)]),
+    "fec_enet_tx_queue": dict(parts=[Part(F, "fec_enet_rx_napi", "fec_enet_tx_queue", loop="call", **RX_NAPI),
+                                     Part(F, "fec_enet_rx_napi", "fec_enet_tx", loop="body", **RX_NAPI)]),
+    "fec_enet_tx_queue_bd": dict(parts=[Part(F, "fec_enet_rx_napi", "fec_enet_tx_queue", loop="body", **RX_NAPI)],
+                                 note="6.1 completes skbs only (dev_kfree_skb_any); the XDP frame types are v6.6"),
+    "dma_sync_single": dict(mean=True, parts=[
+        Part(V, "dma_sync_single_for_cpu", take=(0x48, 0x80, 0x94, 0xb4), group="cpu"), Part(V, "arch_sync_dma_for_cpu", group="cpu"),
+        Part(V, "dma_sync_single_for_device", take=(0x40, 0xb4, 0x78), group="dev"),
+        Part(V, "arch_sync_dma_for_device", group="dev")],
+        note="mean of the sync for the CPU and for the device: the DMA API, dma-direct (inlined; no "
+             "dma_range_map, non-coherent device) and the arch_sync_dma_* wrapper around the cache routine"),
+    "dma_map_single": dict(parts=[Part(V, "dma_map_page_attrs", take=(0x9c,)), Part(V, "arch_sync_dma_for_device")]),
+    "dma_unmap_single": dict(parts=[Part(V, "dma_unmap_page_attrs", take=(0x4c,)),
+                                    Part(V, "arch_sync_dma_for_cpu", take=(0xc,))],
+                           note="dma_unmap_page_attrs (dma-direct inlined) + arch_sync_dma_for_cpu returning at once "
+                                "for DMA_TO_DEVICE"),
+    "dcache_by_line_op": dict(mean=True, parts=[Part(V, "dcache_clean_poc", loop="call"), Part(V, "dcache_inval_poc", loop="call", rotated=True)],
+                              note="mean of the clean and invalidate routines (arch/arm64/mm/cache.S) around the line loop"),
+    "dcache_by_line_iter": dict(mean=True, parts=[Part(V, "dcache_clean_poc", loop="body"), Part(V, "dcache_inval_poc", loop="body", rotated=True)],
+                                note="the dcache_by_line_op loop without the DC instruction (charged by the core)"),
+    "outer_cache_range": dict(zero="arm64 has no outer (L2 controller) cache maintenance"),
+    "outer_cache_line": dict(zero="arm64 has no outer (L2 controller) cache maintenance"),
+    "alloc_pages": dict(parts=[Part(V, "__alloc_pages"), Part(V, "get_page_from_freelist")]),
+    "free_pages": dict(parts=[Part(V, "__free_pages"), Part(V, "free_unref_page"), Part(V, "free_unref_page_commit")]),
+    "kmem_cache_alloc": dict(parts=[Part(V, "kmem_cache_alloc")]),
+    "kmem_cache_free": dict(parts=[Part(V, "kmem_cache_free")]),
+    "page_frag_alloc": dict(parts=[Part(V, "page_frag_alloc_align")]),
+    "page_frag_free": dict(parts=[Part(V, "page_frag_free")]),
+    "page_pool_alloc_fast": dict(parts=[Part(V, "page_pool_alloc_pages")]),
+    "page_pool_refill": dict(parts=[Part(V, "page_pool_refill_alloc_cache", loop="call")]),
+    "page_pool_refill_page": dict(parts=[Part(V, "page_pool_refill_alloc_cache", loop="body")]),
+    "page_pool_alloc_slow": dict(parts=[Part(V, "__page_pool_alloc_pages_slow", loop="call")]),
+    "page_pool_alloc_slow_page": dict(parts=[Part(V, "__page_pool_alloc_pages_slow", loop="body")]),
+    "page_pool_put_page": dict(parts=[Part(V, "page_pool_put_defragged_page", take=(0x48,))],
+                               note="page_pool_put_defragged_page, allow_direct: recycled into the alloc cache"),
+    "page_pool_recycle_ring": dict(parts=[Part(V, "page_pool_put_defragged_page", "page_pool_recycle_in_ring")]),
+    "page_pool_return_page": dict(parts=[Part(V, "page_pool_release_page")]),
+    "bpf_prog_run_xdp": dict(parts=[Part(M, "mvneta_rx_swbm", "bpf_prog_run_xdp", **XDP_TX)],
+                             note="inlined bpf_prog_run_xdp + the dispatcher call, from mvneta_rx_swbm"),
+    "fec_enet_run_xdp": dict(derived="mvneta_run_xdp (6.1 mvneta, XDP_TX case)",
+                             parts=[Part(M, "mvneta_rx_swbm", "mvneta_run_xdp", **XDP_TX)]),
+    "xdp_convert_buff_to_frame": dict(parts=[Part(M, "mvneta_rx_swbm", "xdp_convert_buff_to_frame", **XDP_TX)]),
+    "xdp_return_frame_rx_napi": dict(parts=[Part(V, "xdp_return_frame_rx_napi"), Part(V, "__xdp_return", take=(0x20,))],
+                                     note="xdp_return_frame_rx_napi + __xdp_return for MEM_TYPE_PAGE_POOL"),
+    "xdp_do_redirect": dict(parts=[Part(V, "xdp_do_redirect")]),
+    "bq_enqueue": dict(parts=[Part(V, "dev_map_enqueue"), Part(V, "bq_enqueue")]),
+    "xdp_do_flush": dict(parts=[Part(V, "xdp_do_flush"), Part(V, "__dev_flush", loop="call"),
+                                Part(V, "__cpu_map_flush", take=(0x3c,)), Part(V, "__xsk_map_flush", take=(0x3c,))],
+                         note="xdp_do_flush and the devmap, cpumap (empty) and xskmap (empty) flush lists"),
+    "bq_xmit_all": dict(parts=[Part(V, "bq_xmit_all")]),
+    "fec_enet_xdp_tx_xmit": dict(derived="mvneta_xdp_xmit_back (6.1 mvneta)",
+                                 parts=[Part(M, "mvneta_rx_swbm", "mvneta_xdp_xmit_back", not_lines=(2193, 2193), **XDP_TX)],
+                                 note="XDP_TX: frame conversion call, queue pick, xmit lock, stats, unlock; without "
+                                      "mvneta's doorbell (fec_txq_trigger_xmit)"),
+    "fec_enet_txq_xmit_frame": dict(derived="mvneta_xdp_submit_frame (6.1 mvneta)",
+                                    parts=[Part(M, "mvneta_xdp_submit_frame.isra.0")]),
+    "fec_enet_xdp_xmit": dict(derived="mvneta_xdp_xmit (6.1 mvneta), without the per-frame submit",
+                              parts=[Part(M, "mvneta_xdp_xmit", loop="call")]),
+    "fec_txq_trigger_xmit": dict(derived="the TDAR doorbell of 6.1 fec_enet_txq_submit_skb",
+                                 parts=[Part(F, "fec_enet_start_xmit", "fec_enet_txq_submit_skb", lines=(695, 700), **XMIT)]),
+    "build_skb": dict(parts=[Part(V, "build_skb"), Part(V, "__build_skb_around")]),
+    "fec_enet_rx_skb": dict(parts=[Part(F, "fec_enet_rx_napi", "fec_enet_rx_queue", lines=SKB_LINES, **RX_NAPI)],
+                            note="the skb half of 6.1 fec_enet_rx_queue: build_skb .. napi_gro_receive"),
+    "napi_gro_receive": dict(parts=[Part(V, "napi_gro_receive"), Part(V, "dev_gro_receive")]),
+    "netif_receive_skb_core": dict(parts=[Part(V, "netif_receive_skb_list_internal"), Part(V, "__netif_receive_skb_core.constprop.0")]),
+    "do_xdp_generic": dict(parts=[Part(V, "do_xdp_generic"), Part(V, "bpf_prog_run_generic_xdp", loop="call")]),
+    "ip_rcv": dict(parts=[Part(V, "ip_rcv"), Part(V, "ip_rcv_core")]),
+    "ip_rcv_finish": dict(parts=[Part(V, "ip_rcv_finish"), Part(V, "ip_rcv_finish_core.constprop.0")]),
+    "ip_local_deliver": dict(parts=[Part(V, "ip_local_deliver"), Part(V, "ip_local_deliver_finish"), Part(V, "ip_protocol_deliver_rcu")]),
+    "udp_rcv": dict(parts=[Part(V, "udp_rcv"), Part(V, "__udp4_lib_rcv")]),
+    "udp_queue_rcv_skb": dict(parts=[Part(V, "udp_queue_rcv_skb"), Part(V, "udp_queue_rcv_one_skb"), Part(V, "__udp_enqueue_schedule_skb")]),
+    "sock_def_readable": dict(parts=[Part(V, "sock_def_readable")]),
+    "udp_recvmsg": dict(parts=[Part(V, "udp_recvmsg")]),
+    "kfree_skb": dict(parts=[Part(V, "kfree_skb_reason"), Part(V, "skb_release_head_state"), Part(V, "skb_release_data"), Part(V, "kfree_skbmem")]),
+    "napi_consume_skb": dict(parts=[Part(V, "napi_consume_skb"), Part(V, "skb_release_head_state"), Part(V, "skb_release_data")]),
+    "skb_free_head_pp": dict(parts=[Part(V, "page_pool_return_skb_page")]),
+    "generic_xdp_tx": dict(parts=[Part(V, "generic_xdp_tx")]),
+    "netdev_alloc_skb": dict(parts=[Part(V, "__netdev_alloc_skb")]),
+    "fec_enet_copybreak": dict(estimate="the copybreak RX path is gone in 6.1 (page_pool since 6.1)"),
+    "fec_enet_new_rxbdp": dict(estimate="the copybreak RX path is gone in 6.1 (page_pool since 6.1)"),
+    "fec_enet_start_xmit": dict(parts=[Part(F, "fec_enet_start_xmit", "fec_enet_start_xmit", **XMIT)]),
+    "fec_enet_txq_submit_skb": dict(parts=[Part(F, "fec_enet_start_xmit", "fec_enet_txq_submit_skb", not_lines=(695, 700), **XMIT)]),
+    "fec_enet_txq_submit_frag": dict(parts=[Part(F, "fec_enet_start_xmit", "fec_enet_txq_submit_frag_skb", loop="body", **XMIT)]),
+}
+# keys whose walks were read with --trace and steered where the experiment leaves the layout
+REVIEWED = {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_collect_events", "fec_enet_rx_napi", "fec_enet_rx",
+            "fec_enet_rx_queue", "fec_enet_rx_queue_bd", "fec_enet_rx_error", "fec_enet_update_cbd", "fec_enet_tx",
+            "fec_enet_tx_queue", "fec_enet_tx_queue_bd", "fec_enet_rx_skb", "dma_sync_single", "dma_map_single",
+            "dma_unmap_single", "dcache_by_line_op", "dcache_by_line_iter", "page_pool_alloc_fast",
+            "page_pool_put_page", "page_pool_recycle_ring", "xdp_return_frame_rx_napi", "xdp_do_flush",
+            "bpf_prog_run_xdp", "fec_enet_run_xdp", "xdp_convert_buff_to_frame", "fec_enet_xdp_tx_xmit",
+            "fec_enet_txq_xmit_frame", "fec_txq_trigger_xmit", "fec_enet_start_xmit", "fec_enet_txq_submit_skb"}
+for _k in ("xdp_prog_pass", "xdp_prog_drop", "xdp_prog_tx", "xdp_prog_parse", "xdp_prog_count",
+           "xdp_prog_swap_macs", "xdp_prog_redirect"):
+    SPEC[_k] = dict(estimate="a JITed XDP program: no package ships its arm64 image")
+
+
+def measure(counter, key, spec, old):
+    """The JSON entry of one key."""
+    was = old[key]["instructions"]
+    if "zero" in spec:
+        return {"instructions": 0, "why": spec["zero"], "method": "none on this architecture", "estimate_was": was}
+    if "estimate" in spec:
+        return {"instructions": was, "why": old[key]["why"], "method": "estimate (kept): " + spec["estimate"],
+                "estimate_was": was}
+    groups, funcs = {}, []
+    for k, p in enumerate(spec["parts"]):
+        n, f = counter.count(p)
+        groups[p.group or k] = groups.get(p.group or k, 0) + n
+        funcs.append(f)
+    # "mean": the key stands for either of two routines (e.g. sync for the CPU or for the device)
+    total, alts = sum(groups.values()), len(groups) if spec.get("mean") else 1
+    n = (2 * total + alts) // (2 * alts)  # rounded half up
+    method = ("likely-path walk" + ("" if key in REVIEWED else " (compiler layout, branches not reviewed)") + (", mean of %d alternatives" % len(groups) if spec.get("mean") else ""))
+    if "derived" in spec:
+        method = "derived from " + spec["derived"] + ": " + method
+    why = spec.get("note") or ", ".join(f["name"] for f in funcs)
+    return {"instructions": n, "why": why, "method": method, "functions": funcs, "estimate_was": was}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--arch", default="arm64", choices=["arm64"])
+    ap.add_argument("--abi", help="Debian kernel ABI, e.g. 6.1.0-50 (default: the newest apt knows)")
+    ap.add_argument("--trace", metavar="KEY", help="print the walked path of KEY's functions and exit")
+    ap.add_argument("--out", help="output file (default configs/costs/linux-6.1-ARCH.json)")
+    ap.add_argument("--markdown", action="store_true",
+                    help="print the committed table as the markdown of docs/firmware.md and exit (no download)")
+    args = ap.parse_args()
+    if args.markdown:
+        return markdown(os.path.join(ROOT, "configs/costs/linux-6.1-%s.json" % args.arch), args.arch)
+    arch = ARCHES[args.arch]
+    apt_ready(arch)
+    abi = args.abi or newest_abi(arch)
+    files = fetch(arch, abi)
+    objs = {"vmlinux": Objfile(files["vmlinux"], arch["tool"]), "fec": Objfile(files["fec"], arch["tool"]),
+            "mvneta": Objfile(files["mvneta"], arch["tool"])}
+    counter = Counter(objs, args.arch, SPEC)
+    if args.trace:
+        for p in SPEC[args.trace].get("parts", ()):
+            print("== %s %s owner=%s loop=%s lines=%s" % (p.obj, p.fn, p.owner, p.loop, p.lines))
+            path, owner, inloop, _ = counter.walked(p)
+            start = path[0].addr
+            for i, o, lp in zip(path, owner, inloop):
+                mark = "*" if o[0] == p.owner and not excluded(i) else " "
+                print("%s %6x %-8s %-36s %s:%d %s" % (mark, i.addr - start, i.mn, i.ops[:36], o[0], o[1],
+                                                    "loop:" + ",".join(sorted(lp)) if lp else ""))
+        return
+    with open(os.path.join(ROOT, "configs/costs/linux-6.6.json")) as f:
+        old = json.load(f)["paths"]
+    with open(os.path.join(ROOT, "firmware/kernel/costs.h")) as f:
+        keys = re.findall(r"X\((\w+)\)", f.read().split("#define FECSIM_COST_PATHS")[1].split("enum class")[0])
+    missing = [k for k in keys if k not in SPEC]
+    if missing:
+        die("no measurement rule for " + ", ".join(missing))
+    paths = {k: measure(counter, k, SPEC[k], old) for k in keys}
+    doc = {
+        "//": "Code-path instruction counts measured from Debian's compiled Linux %s (%s, package %s) by "
+              "scripts/kernel-costs.py (make costs); docs/firmware.md \"Code-path costs\" gives the method and "
+              "its error. Do not edit by hand: re-run the tool." % (abi, args.arch, files["package"]),
+        "//method": "likely-path walk: from the entry along fall-through and unconditional branches, conditional "
+                    "branches not taken unless the modelled experiment takes them; a loop's body counted per "
+                    "iteration under the per-iteration key; inlined callees attributed by the DWARF inline chain; "
+                    "MMIO accessors, barriers and DC instructions left out (the core model charges them).",
+        "paths": paths,
+    }
+    out = args.out or os.path.join(ROOT, "configs/costs/linux-6.1-%s.json" % args.arch)
+    with open(out, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    print("kernel-costs: wrote %s (%d paths)" % (os.path.relpath(out, ROOT), len(paths)))
+
+
+def markdown(file, arch):
+    with open(file) as f:
+        paths = json.load(f)["paths"]
+    print("| path | measured (6.1 %s) | old estimate | functions | method |" % arch)
+    print("| --- | ---: | ---: | --- | --- |")
+    for key, e in paths.items():
+        funcs = ", ".join("%s %d" % (f["name"], f["count"]) for f in e.get("functions", [])) or "—"
+        print("| `%s` | %d | %d | %s | %s |" % (key, e["instructions"], e["estimate_was"], funcs, e["method"]))
+
+
+if __name__ == "__main__":
+    main()
