@@ -16,20 +16,25 @@ constexpr double progress_every_wall_s = 5.0;
 }  // namespace
 
 live_monitor::live_monitor(sc_core::sc_module_name name, interval_fn lines, double start_s, double total_s,
-                           bool quiet)
-    : sc_module(name), lines_(std::move(lines)), total_s_(total_s), quiet_(quiet),
+                           bool quiet, line_sink sink)
+    : sc_module(name), lines_(std::move(lines)), sink_(std::move(sink)), total_s_(total_s), quiet_(quiet),
       wall_start_(std::chrono::steady_clock::now()), last_progress_(wall_start_) {
-    if (quiet_) return;
+    if (quiet_ && !sink_) return;
     spawn_method("tick", tick_event_, [this] { tick(); });
-    spawn_method("progress", progress_event_, [this] { progress(); });
     next_tick_ = sc_core::sc_time(start_s, sc_core::SC_SEC) + interval;
     tick_event_.notify(next_tick_);
+    if (quiet_) return;
+    spawn_method("progress", progress_event_, [this] { progress(); });
     progress_event_.notify(progress_check);
 }
 
 void live_monitor::print_interval() {
-    for (const std::string& l : lines_(interval.to_seconds())) std::printf("%s\n", l.c_str());
-    std::fflush(stdout);
+    const std::vector<std::string> lines = lines_(interval.to_seconds());
+    if (!quiet_) {
+        for (const std::string& l : lines) std::printf("%s\n", l.c_str());
+        std::fflush(stdout);
+    }
+    if (sink_) sink_(lines);
     next_tick_ += interval;
 }
 
@@ -41,7 +46,7 @@ void live_monitor::tick() {
 }
 
 void live_monitor::finish() {
-    if (!quiet_ && next_tick_ == sc_core::sc_time_stamp()) print_interval();
+    if ((!quiet_ || sink_) && next_tick_ == sc_core::sc_time_stamp()) print_interval();
 }
 
 void live_monitor::progress() {

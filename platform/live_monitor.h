@@ -17,9 +17,13 @@ public:
     // Called once per simulated second with the interval length; returns the lines to print.
     using interval_fn = std::function<std::vector<std::string>(double interval_s)>;
 
+    // Also handed the lines of each interval (live telemetry), printed or not.
+    using line_sink = std::function<void(const std::vector<std::string>& lines)>;
+
     // Prints every simulated second from `start_s` on; `total_s` is the simulated time the run
-    // will reach (for the progress line).
-    live_monitor(sc_core::sc_module_name name, interval_fn lines, double start_s, double total_s, bool quiet);
+    // will reach (for the progress line). With `quiet`, prints nothing but still feeds `sink`.
+    live_monitor(sc_core::sc_module_name name, interval_fn lines, double start_s, double total_s, bool quiet,
+                 line_sink sink = {});
 
     // Prints the interval that ends exactly at the current time, which sc_start() stops before.
     void finish();
@@ -30,6 +34,7 @@ private:
     void progress();
 
     interval_fn lines_;
+    line_sink sink_;
     double total_s_;
     bool quiet_;
     sc_core::sc_event tick_event_, progress_event_;

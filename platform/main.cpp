@@ -4,6 +4,7 @@
 #include "platform/config.h"
 #include "platform/locations.h"
 #include "platform/simulation.h"
+#include "platform/watch.h"
 
 #include <systemc>
 #include <unistd.h>
@@ -21,9 +22,11 @@ namespace {
 
 constexpr const char* usage =
     "usage: fecsim run CONFIG.json [--set dotted.key=value ...] [--out result.json] [--pcap wire.pcapng]\n"
-    "                  [--pcap-warmup] [--trace trace.json] [--quiet]\n"
+    "                  [--pcap-warmup] [--trace trace.json] [--quiet] [--tap IFNAME | --udp-bridge HOST:PORT]\n"
+    "                  [--listen ADDR:PORT [--listen-remote]]\n"
     "       fecsim validate CONFIG.json [--set dotted.key=value ...]\n"
     "       fecsim list\n"
+    "       fecsim watch ADDR:PORT\n"
     "       fecsim help | --help | --version\n"
     "CONFIG.json is an experiment file, or the name of one fecsim list shows.\n";
 
@@ -62,6 +65,11 @@ options parse(int argc, char** argv) {
         else if (takes_run_options && is("--pcap")) o.run.pcap_path = value("--pcap");
         else if (takes_run_options && is("--trace")) o.run.trace_path = value("--trace");
         else if (takes_run_options && a == "--quiet") o.run.quiet = true;
+        // The bridge and telemetry flags are short for their configuration keys (docs/bridge.md).
+        else if (takes_run_options && is("--tap")) o.sets.push_back("bridge.tap=" + value("--tap"));
+        else if (takes_run_options && is("--udp-bridge")) o.sets.push_back("bridge.udp=" + value("--udp-bridge"));
+        else if (takes_run_options && is("--listen")) o.sets.push_back("telemetry.listen=" + value("--listen"));
+        else if (takes_run_options && a == "--listen-remote") o.sets.push_back("telemetry.allow_remote=true");
         else if (a.rfind("-", 0) == 0) throw bad_usage{"unknown option '" + a + "' for " + o.command};
         else if (o.config_path.empty()) o.config_path = a;
         else throw bad_usage{"unexpected argument '" + a + "'"};
@@ -114,6 +122,7 @@ int list_configs() {
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (argc >= 2 && std::string(argv[1]) == "watch") return fecsim::watch_main({argv + 2, argv + argc});
     options o;
     try {
         o = parse(argc, argv);

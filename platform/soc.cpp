@@ -125,7 +125,13 @@ void soc::build_address_map(const config& cfg) {
 void soc::build_network(const config& cfg, const soc_options& opt) {
     const config_view l = cfg.view("link");
     const bool flow_control = l.boolean("flow_control");
-    generator_ = traffic::make_generator("generator", cfg, flow_control);
+    if (traffic::bridge_configured(cfg)) {  // the host is the generator
+        auto bridge = traffic::make_host_bridge("bridge", cfg);
+        bridge_ = bridge.get();
+        generator_ = std::move(bridge);
+    } else {
+        generator_ = traffic::make_generator("generator", cfg, flow_control);
+    }
     const net::link_params lp = net::link_params_from(l);
 
     // links_[0] always joins the DUT (side a) to its peer (side b): the capture point.
@@ -253,6 +259,30 @@ std::vector<std::string> soc::live_lines(double interval_s) {
     return lines;
 }
 
+nlohmann::json soc::ring_occupancy() const {
+    nlohmann::json j = {{"rx", nlohmann::json::array()}, {"tx", nlohmann::json::array()}};
+    if (!system_->booted()) return j;  // no rings before the driver's open
+    auto& eth0 = system_->fec(0);
+    // Descriptors from `from` up to (not including) `to`, on a ring.
+    auto span = [](const firmware::bufdesc_prop& bd, uint64_t from, uint64_t to) {
+        const int64_t n = (int64_t(to) - int64_t(from)) >> bd.dsize_log2;
+        return n < 0 ? n + bd.ring_size : n;
+    };
+    for (unsigned q = 0; q < fec_->params().num_queues; ++q) {
+        const auto& bd = eth0.rx_queue(q).bd;
+        const uint64_t device = fec_->rx_next_descriptor(q);
+        j["rx"].push_back(device == bd.cur && fec_->rx_starved(q) ? int64_t(bd.ring_size) : span(bd, bd.cur, device));
+        j["rx_size"] = bd.ring_size;
+    }
+    for (unsigned q = 0; q < fec_->params().num_queues; ++q) {
+        const auto& txq = eth0.tx_queue(q);
+        // dirty_tx is the last descriptor cleaned, cur the next the driver fills.
+        j["tx"].push_back(txq.bd.base ? span(txq.bd, txq.dirty_tx, txq.bd.cur) - 1 : 0);
+        j["tx_size"] = txq.bd.ring_size;
+    }
+    return j;
+}
+
 void soc::reset_stats() {
     if (trace_) trace_->start();
     capturing_ = true;
@@ -325,6 +355,7 @@ config_error soc::memory_error(const firmware::memory_exhausted& e) const {
 }
 
 void soc::finish() {
+    if (bridge_) bridge_->close();
     if (capture_) capture_->flush();
     if (trace_) trace_->close_open_spans(sc_core::sc_time_stamp());
     check();

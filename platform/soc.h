@@ -18,6 +18,7 @@
 #include "platform/config.h"
 #include "platform/trace.h"
 #include "traffic/generator.h"
+#include "traffic/host_bridge.h"
 #include "traffic/pcap_writer.h"
 
 #include <nlohmann/json.hpp>
@@ -54,6 +55,9 @@ public:
     // After the last sc_start: flushes captures, then check().
     void finish();
     bool firmware_booted() const { return system_->booted(); }
+    // Descriptors in use per ring of eth0 as they stand: RX filled by the FEC and not yet taken
+    // by NAPI, TX queued by the driver and not yet cleaned ({"rx": [..], "tx": [..], sizes}).
+    nlohmann::json ring_occupancy() const;
     // The live output of the tool the experiment models, for the last `interval_s` seconds.
     std::vector<std::string> live_lines(double interval_s);
 
@@ -63,6 +67,8 @@ public:
     cpu::core& core0() { return *core_; }
     cpu::coherency_checker& checker() { return *checker_; }
     traffic::generator& generator() { return *generator_; }
+    // The wire bridge standing in the generator's place (bridge.tap / bridge.udp), or null.
+    traffic::host_bridge* bridge() { return bridge_; }
 
 private:
     void build_memory(const config& cfg);
@@ -88,6 +94,7 @@ private:
     const config* cfg_ = nullptr;  // for errors found while running
 
     std::unique_ptr<traffic::generator> generator_;
+    traffic::host_bridge* bridge_ = nullptr;  // generator_ when the host is the peer
     std::vector<std::unique_ptr<net::link>> links_;  // [0] is the DUT's own link
     std::unique_ptr<net::eth_switch> switch_;
     std::unique_ptr<traffic::pcap_writer> capture_;

@@ -11,6 +11,8 @@ packages=(
   libbenchmark-dev        # bench/ (speed of the models)
   libpcap-dev             # pcap capture and replay
   tshark                  # independent frame decoder used by the traffic tests
+  libboost-dev            # Boost.Asio: the wire bridge (TAP, UDP) and the telemetry server
+  iproute2 tcpdump tcpreplay  # the bridge test: a network namespace, a real sender and a real capture
   python3                 # scripts/ (headline table, sweeps)
 )
 

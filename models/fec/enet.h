@@ -120,6 +120,10 @@ public:
 
     const enet_params& params() const { return p_; }
     const enet_stats& stats() const { return stats_; }
+    // The RX descriptor the DMA engine fills next on ring q, and whether it found it not empty
+    // since the last RDAR write (the ring is full): the ring's occupancy, with the driver's index.
+    uint64_t rx_next_descriptor(unsigned q) const { return rx_ptr_[q]; }
+    bool rx_starved(unsigned q) const { return rx_starved_[q]; }
     uint32_t mib_counter(uint32_t offset) const { return mib_.read(offset); }
     // Clears the model statistics (e.g. after warm-up); the MMIO-visible MIB is left alone.
     void reset_stats() { stats_ = enet_stats{}; }

@@ -1,0 +1,399 @@
+// The wire bridge over UDP and the live telemetry, as a second process sees them: this test is
+// the peer of a `fecsim run` it starts (the DUT runs xdp2, which sends every UDP frame back
+// with the MACs swapped).
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+using bytes = std::vector<uint8_t>;
+const std::string fecsim = std::string(FECSIM_BINARY_DIR) + "/fecsim";
+const std::string experiment = std::string(FECSIM_SOURCE_CONFIG_DIR) + "/experiments/imx8mp-xdp-tx.json";
+const std::string frames_py = FECSIM_BRIDGE_FRAMES_PY;
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+size_t count_of(const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
+// fecsim running in the background, stdout and stderr in files of its own directory.
+class run {
+public:
+    explicit run(const std::vector<std::string>& args) {
+        dir_ = fs::temp_directory_path() / ("fecsim-bridge-" + std::to_string(::getpid()) + "-" + std::to_string(next_++));
+        fs::create_directories(dir_);
+        std::vector<std::string> argv_s{fecsim};
+        argv_s.insert(argv_s.end(), args.begin(), args.end());
+        std::vector<char*> argv;
+        for (auto& a : argv_s) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        posix_spawn_file_actions_t fa;
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_addopen(&fa, 1, (dir_ / "out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        posix_spawn_file_actions_addopen(&fa, 2, (dir_ / "err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (posix_spawn(&pid_, fecsim.c_str(), &fa, nullptr, argv.data(), environ) != 0) pid_ = -1;
+        posix_spawn_file_actions_destroy(&fa);
+    }
+    ~run() {
+        if (pid_ > 0) wait();
+        fs::remove_all(dir_);
+    }
+    std::string err() const { return slurp(dir_ / "err"); }
+    std::string out() const { return slurp(dir_ / "out"); }
+    fs::path file(const std::string& name) const { return dir_ / name; }
+    // Waits (30 s at most) until stderr matches `re`; returns the first group.
+    std::string await_err(const std::string& re) const {
+        const std::regex r(re);
+        for (int i = 0; i < 300; ++i) {
+            std::smatch m;
+            const std::string e = err();
+            if (std::regex_search(e, m, r)) return m.size() > 1 ? m[1].str() : m[0].str();
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+        return "";
+    }
+    int wait() {
+        int status = 0;
+        ::waitpid(pid_, &status, 0);
+        pid_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+
+private:
+    static inline int next_ = 0;
+    pid_t pid_ = -1;
+    fs::path dir_;
+};
+
+// A UDP peer on 127.0.0.1.
+class udp_peer {
+public:
+    explicit udp_peer(uint16_t port = 0) {
+        fd_ = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);  // not inherited by fecsim
+        sockaddr_in a = address(port);
+        if (::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) ADD_FAILURE() << "bind " << port;
+        socklen_t len = sizeof a;
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+        port_ = ntohs(a.sin_port);
+    }
+    ~udp_peer() { close(); }
+    void close() {
+        if (fd_ >= 0) ::close(fd_);
+        fd_ = -1;
+    }
+    uint16_t port() const { return port_; }
+    void send_to(uint16_t port, const bytes& b) {
+        const sockaddr_in a = address(port);
+        ::sendto(fd_, b.data(), b.size(), 0, reinterpret_cast<const sockaddr*>(&a), sizeof a);
+    }
+    // The next datagram within `timeout_ms`, or false.
+    bool receive(bytes& b, int timeout_ms) {
+        pollfd p{fd_, POLLIN, 0};
+        if (::poll(&p, 1, timeout_ms) <= 0) return false;
+        b.resize(65536);
+        const ssize_t n = ::recv(fd_, b.data(), b.size(), 0);
+        if (n < 0) return false;
+        b.resize(size_t(n));
+        return true;
+    }
+
+private:
+    static sockaddr_in address(uint16_t port) {
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_port = htons(port);
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        return a;
+    }
+    int fd_ = -1;
+    uint16_t port_ = 0;
+};
+
+// The frames of a classic pcap file (what frames.py writes), in order.
+std::vector<bytes> read_pcap(const fs::path& p) {
+    const std::string d = slurp(p);
+    std::vector<bytes> frames;
+    for (size_t off = 24; off + 16 <= d.size();) {
+        uint32_t caplen;
+        std::memcpy(&caplen, d.data() + off + 8, 4);
+        frames.emplace_back(d.begin() + off + 16, d.begin() + off + 16 + caplen);
+        off += 16 + caplen;
+    }
+    return frames;
+}
+
+std::vector<bytes> make_frames(size_t n) {
+    const fs::path p = fs::temp_directory_path() / ("fecsim-bridge-frames-" + std::to_string(::getpid()) + ".pcap");
+    EXPECT_EQ(std::system(("python3 " + frames_py + " make " + p.string() + " " + std::to_string(n)).c_str()), 0);
+    std::vector<bytes> frames = read_pcap(p);
+    fs::remove(p);
+    return frames;
+}
+
+bytes macs_swapped(bytes f) {
+    std::swap_ranges(f.begin(), f.begin() + 6, f.begin() + 6);
+    return f;
+}
+
+// `fecsim run` of E1's DUT with the generator's port joined to `peer`, from a free local port.
+std::vector<std::string> bridge_args(const udp_peer& peer, const fs::path& out, std::vector<std::string> extra = {}) {
+    std::vector<std::string> a{"run", experiment, "--udp-bridge", "127.0.0.1:" + std::to_string(peer.port()),
+                               "--set", "duration_s=1.5", "--out", out.string()};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+}
+
+uint16_t await_bridge(const run& r) {
+    const std::string port = r.await_err(R"(bridge ready: udp 127\.0\.0\.1:(\d+) <->)");
+    EXPECT_FALSE(port.empty()) << r.err();
+    return port.empty() ? 0 : uint16_t(std::stoi(port));
+}
+
+nlohmann::json result_of(const fs::path& p) { return nlohmann::json::parse(slurp(p)); }
+
+void pace() { std::this_thread::sleep_for(std::chrono::microseconds(500)); }
+
+TEST(bridge_udp, a_pcap_replay_crosses_byte_for_byte_and_comes_back_in_order) {
+    const std::vector<bytes> frames = make_frames(300);
+    udp_peer peer;
+    const fs::path out = fs::temp_directory_path() / ("fecsim-bridge-r1-" + std::to_string(::getpid()) + ".json");
+    run r(bridge_args(peer, out));
+    const uint16_t fecsim_port = await_bridge(r);
+    ASSERT_NE(fecsim_port, 0);
+    std::vector<bytes> back;
+    std::thread receiver([&] {  // reads while the frames go out: the socket's buffer is small
+        bytes b;
+        while (back.size() < frames.size() && peer.receive(b, 3000)) back.push_back(b);
+    });
+    for (const bytes& f : frames) {
+        peer.send_to(fecsim_port, f);
+        pace();
+    }
+    receiver.join();
+    ASSERT_EQ(r.wait(), 0) << r.err();
+    ASSERT_EQ(back.size(), frames.size()) << r.err();
+    for (size_t i = 0; i < frames.size(); ++i) ASSERT_EQ(back[i], macs_swapped(frames[i])) << "frame " << i;
+    const auto g = result_of(out)["generator"];
+    fs::remove(out);
+    EXPECT_EQ(g["kind"], "udp");
+    EXPECT_EQ(g["frames_from_host"], 300);
+    EXPECT_EQ(g["frames_to_host"], 300);
+    EXPECT_EQ(g["lost_total"], 0) << g.dump();
+    EXPECT_EQ(count_of(r.out(), "proto 17:"), 1u) << "xdp2's line for the one measured second: " << r.out();
+}
+
+TEST(bridge_udp, malformed_oversize_and_queue_overflow_are_counted_and_logged_once_and_the_run_goes_on) {
+    const std::vector<bytes> frames = make_frames(200);
+    udp_peer peer;
+    const fs::path out = fs::temp_directory_path() / ("fecsim-bridge-r2-" + std::to_string(::getpid()) + ".json");
+    // A small queue and long pacing sleeps: a burst overflows the queue into the simulation.
+    run r(bridge_args(peer, out, {"--set", "bridge.queue_frames=4", "--set", "bridge.quantum_us=20000"}));
+    const uint16_t fecsim_port = await_bridge(r);
+    ASSERT_NE(fecsim_port, 0);
+    for (int i = 0; i < 3; ++i) {
+        peer.send_to(fecsim_port, bytes(10, 0xee));    // shorter than a header
+        peer.send_to(fecsim_port, bytes(2000, 0xee));  // longer than any frame the bridge carries
+    }
+    for (const bytes& f : frames) peer.send_to(fecsim_port, f);  // one burst
+    size_t back = 0;
+    bytes b;
+    while (peer.receive(b, 2000)) ++back;
+    ASSERT_EQ(r.wait(), 0) << r.err();
+    const auto g = result_of(out)["generator"];
+    fs::remove(out);
+    EXPECT_EQ(g["lost"]["malformed"], 3);
+    EXPECT_EQ(g["lost"]["oversize"], 3);
+    EXPECT_GT(g["lost"]["queue_full_to_sim"].get<uint64_t>(), 0u);
+    // Nothing silent: every frame is either back or counted lost (on a loaded machine the
+    // kernel may drop some of the burst before fecsim reads them: host_overflow).
+    const size_t overflow = g["lost"]["host_overflow"], full = g["lost"]["queue_full_to_sim"];
+    EXPECT_EQ(g["frames_from_host"].get<size_t>() + overflow, frames.size()) << g.dump();
+    EXPECT_EQ(back, frames.size() - overflow - full) << g.dump();
+    EXPECT_EQ(g["frames_to_host"], back);
+    const std::string err = r.err();
+    for (const char* cause : {"malformed", "oversize", "queue_full_to_sim"})
+        EXPECT_EQ(count_of(err, std::string("frame lost, ") + cause), 1u) << err;
+}
+
+TEST(bridge_udp, a_peer_that_disappears_is_counted_and_one_that_comes_back_is_served_again) {
+    const std::vector<bytes> frames = make_frames(60);
+    auto peer = std::make_unique<udp_peer>();
+    const uint16_t peer_port = peer->port();
+    const fs::path out = fs::temp_directory_path() / ("fecsim-bridge-r3-" + std::to_string(::getpid()) + ".json");
+    run r(bridge_args(*peer, out));
+    const uint16_t fecsim_port = await_bridge(r);
+    ASSERT_NE(fecsim_port, 0);
+    for (size_t i = 0; i < 50; ++i) peer->send_to(fecsim_port, frames[i]);
+    peer.reset();  // gone before the frames come back
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    udp_peer again(peer_port);
+    size_t back = 0;
+    for (size_t i = 50; i < 60; ++i) {
+        again.send_to(fecsim_port, frames[i]);
+        pace();
+    }
+    bytes b;
+    while (back < 10 && again.receive(b, 3000)) back += b == macs_swapped(frames[50 + back]);
+    EXPECT_EQ(back, 10u);
+    ASSERT_EQ(r.wait(), 0) << r.err();
+    const auto g = result_of(out)["generator"];
+    fs::remove(out);
+    const uint64_t unreachable = g["lost"]["peer_unreachable"];
+    EXPECT_GE(unreachable, 1u) << g.dump();
+    EXPECT_EQ(g["frames_to_host"].get<uint64_t>() + unreachable, 60u) << g.dump();
+    EXPECT_EQ(count_of(r.err(), "frame lost, peer_unreachable"), 1u) << r.err();
+}
+
+TEST(bridge_udp, bad_bridge_and_listen_settings_are_one_line_and_exit_2) {
+    struct row {
+        std::vector<std::string> args;
+        std::string expected;
+    };
+    for (const row& c : std::vector<row>{
+             {{"--udp-bridge", "nowhere"}, "--set bridge.udp=nowhere: /bridge/udp: expected HOST:PORT"},
+             {{"--udp-bridge", "example.org:9"}, "/bridge/udp: \"example.org\" is not a numeric IP address"},
+             {{"--udp-bridge", "127.0.0.1:0"}, "/bridge/udp: the peer's port must not be 0"},
+             {{"--udp-bridge", "127.0.0.1:9", "--tap", "fsim0"}, "/bridge/udp: the generator's port joins either"},
+             {{"--tap", "a-name-far-too-long"}, "/bridge/tap: interface name must have 1 to 15 characters"},
+             {{"--listen", "192.0.2.1:9"}, "/telemetry/listen: 192.0.2.1 is not a loopback address"},
+             {{"--listen", "127.0.0.1:99999"}, "/telemetry/listen: port \"99999\" is not a number"},
+         }) {
+        std::vector<std::string> args{"run", experiment, "--set", "duration_s=0.001"};
+        args.insert(args.end(), c.args.begin(), c.args.end());
+        run r(args);
+        EXPECT_EQ(r.wait(), 2) << c.expected;
+        const std::string err = r.err();
+        EXPECT_EQ(count_of(err, "\n"), 1u) << err;
+        EXPECT_NE(err.find(c.expected), std::string::npos) << err;
+    }
+}
+
+// --- live telemetry -------------------------------------------------------------------------
+
+// E1 at a low rate (cheap to simulate) for one measured second, telemetry every 0.1 s.
+std::vector<std::string> telemetry_args(const std::string& listen, std::vector<std::string> extra = {}) {
+    std::vector<std::string> a{"run",   experiment, "--set", "duration_s=1", "--set", "warmup_s=0.01",
+                               "--set", "generator.pktgen=[\"ratep 2000\"]", "--listen", listen};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+}
+
+int connect_to(uint16_t port, int rcvbuf = 0) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (rcvbuf) ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) ADD_FAILURE() << "connect " << port;
+    return fd;
+}
+
+uint16_t await_telemetry(const run& r) {
+    const std::string port = r.await_err(R"(telemetry on 127\.0\.0\.1:(\d+))");
+    EXPECT_FALSE(port.empty()) << r.err();
+    return port.empty() ? 0 : uint16_t(std::stoi(port));
+}
+
+TEST(telemetry, one_json_object_per_interval_with_the_runs_own_lines) {
+    run r(telemetry_args("127.0.0.1:0", {"--set", "telemetry.interval_s=0.1"}));
+    const uint16_t port = await_telemetry(r);
+    ASSERT_NE(port, 0);
+    const int fd = connect_to(port);
+    std::string stream;
+    char buf[65536];
+    for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) stream.append(buf, size_t(n));
+    ::close(fd);
+    ASSERT_EQ(r.wait(), 0) << r.err();
+
+    std::vector<nlohmann::json> objects;
+    std::istringstream lines(stream);
+    for (std::string l; std::getline(lines, l);) objects.push_back(nlohmann::json::parse(l));
+    ASSERT_GE(objects.size(), 5u);
+    const auto& last = objects.back();
+    EXPECT_DOUBLE_EQ(last["simulated_s"].get<double>(), 1.01);
+    EXPECT_EQ(last["phase"], "measure");
+    std::vector<std::string> streamed_lines;
+    for (const auto& o : objects) {
+        for (const char* key : {"rates", "xdp", "rings", "ns_per_packet", "drops", "wall_s", "eta_s"})
+            EXPECT_TRUE(o.contains(key)) << key;
+        for (const auto& l : o["lines"]) streamed_lines.push_back(l);
+        if (o["phase"] == "measure" && o["interval_s"].get<double>() > 0.05) {
+            // 2000 bursts of 32 frames per second, every one sent back by xdp2.
+            EXPECT_NEAR(o["rates"]["dut_rx_pps"].get<double>(), 64000, 700) << o.dump();
+            EXPECT_NEAR(o["rates"]["xdp_prog_pps"].get<double>(), 64000, 700) << o.dump();
+            EXPECT_GT(o["ns_per_packet"]["compute"].get<double>(), 0);
+        }
+    }
+    // The lines the run printed on stdout while measuring, the same in the stream.
+    std::vector<std::string> printed;
+    std::istringstream out(r.out());
+    for (std::string l; std::getline(out, l) && l.rfind("proto ", 0) == 0;) printed.push_back(l);
+    ASSERT_EQ(printed.size(), 1u) << r.out();
+    EXPECT_EQ(streamed_lines, printed);
+    EXPECT_GT(last["xdp"]["tx"].get<uint64_t>(), 60000u);
+}
+
+TEST(telemetry, a_stuck_client_loses_its_oldest_lines_counted_and_the_run_finishes) {
+    const fs::path out = fs::temp_directory_path() / ("fecsim-telemetry-" + std::to_string(::getpid()) + ".json");
+    run r(telemetry_args("127.0.0.1:0", {"--set", "duration_s=0.2", "--set", "telemetry.interval_s=0.0001", "--set",
+                                         "telemetry.queue_lines=4", "--out", out.string()}));
+    const uint16_t port = await_telemetry(r);
+    ASSERT_NE(port, 0);
+    const int stuck = connect_to(port, 4096);  // never reads
+    ASSERT_EQ(r.wait(), 0) << r.err();
+    ::close(stuck);
+    const auto j = result_of(out);
+    fs::remove(out);
+    EXPECT_GT(j["telemetry"]["dropped_lines"].get<uint64_t>(), 0u);
+    EXPECT_EQ(count_of(r.err(), "oldest lines are dropped"), 1u) << r.err();
+}
+
+TEST(telemetry, watch_prints_the_lines_a_table_and_a_progress_bar) {
+    run r(telemetry_args("127.0.0.1:0", {"--set", "telemetry.interval_s=0.25"}));
+    const uint16_t port = await_telemetry(r);
+    ASSERT_NE(port, 0);
+    run w({"watch", "127.0.0.1:" + std::to_string(port)});
+    EXPECT_EQ(w.wait(), 0) << w.err();
+    ASSERT_EQ(r.wait(), 0) << r.err();
+    const std::string shown = w.out();
+    EXPECT_NE(shown.find("gen_tx_pps"), std::string::npos) << shown;
+    EXPECT_EQ(count_of(shown, "proto 17:"), 1u) << shown;
+    EXPECT_NE(shown.find("[####################] 100% ETA 0 s"), std::string::npos) << shown;
+    EXPECT_GE(count_of(shown, "% ETA"), 4u) << shown;
+
+    run nobody({"watch", "127.0.0.1:notaport"});
+    EXPECT_EQ(nobody.wait(), 2);
+}
+
+}  // namespace
