@@ -37,15 +37,19 @@ std::vector<std::string> run_warnings(const nlohmann::json& r) {
 
     const nlohmann::json& dut = r.at("dut");
     const double filtered = dut.at("rx_filtered"), accepted = dut.at("rx_frames");
-    const std::string mac_fix = "set the generator's destination MAC to the DUT's " + dut_mac +
-                                (kind == "pcap" ? " (generator.pcap.dst_mac)" : " (sample03 -m or pktgen dst_mac)");
+    const bool bridged = gen.contains("frames_from_host");  // the host is the peer (--tap, --udp-bridge)
+    const std::string mac_fix =
+        bridged ? "address the host's frames to the DUT's MAC " + dut_mac
+                : "set the generator's destination MAC to the DUT's " + dut_mac +
+                      (kind == "pcap" ? " (generator.pcap.dst_mac)" : " (sample03 -m or pktgen dst_mac)");
     if (filtered > 0 && filtered >= accepted)
         w.push_back(fixed(100 * filtered / (filtered + accepted), 0) +
                     "% of the frames reaching the DUT were dropped by its MAC address filter: " + mac_fix);
 
     if (dut.at("packets") == 0) {
         std::string cause;
-        if (gen.at("tx_frames") == 0) cause = "the generator sent nothing in the window";
+        if (gen.at("tx_frames") == 0)
+            cause = std::string(bridged ? "the host" : "the generator") + " sent nothing in the window";
         else if (filtered > 0 && accepted == 0) cause = "every frame was dropped by the DUT's address filter";
         else if (r.contains("link") && r["link"].contains("switch") && r["link"]["switch"].value("filtered", 0) > 0)
             cause = "the switch dropped frames for a MAC it learned on the generator's port (the generator sends "
