@@ -167,12 +167,20 @@ void linux_system::report(nlohmann::json& out) const {
     if (!booted_) return;
     json xdpj = {{"pass", 0}, {"drop", 0}, {"tx", 0}, {"redirect", 0}, {"aborted", 0}, {"tx_errors", 0}};
     json nd = json::object();
-    json pp = {{"alloc_fast", 0}, {"alloc_slow", 0}, {"alloc_slow_pages", 0}, {"alloc_refill", 0},
-               {"alloc_empty", 0}, {"recycle_cached", 0}, {"recycle_cache_full", 0}, {"recycle_ring", 0},
-               {"recycle_ring_full", 0}, {"recycle_released_refcnt", 0}, {"released", 0},
-               {"hold", 0}, {"in_cache", 0}, {"in_ring", 0}, {"inflight", 0}};
+    auto pool_json = [](const page_pool* p) {
+        const page_pool_stats st = p ? p->stats() : page_pool_stats{};
+        return json{{"alloc_fast", st.alloc_fast}, {"alloc_slow", st.alloc_slow},
+                    {"alloc_slow_pages", st.alloc_slow_pages}, {"alloc_refill", st.alloc_refill},
+                    {"alloc_empty", st.alloc_empty}, {"recycle_cached", st.recycle_cached},
+                    {"recycle_cache_full", st.recycle_cache_full}, {"recycle_ring", st.recycle_ring},
+                    {"recycle_ring_full", st.recycle_ring_full}, {"recycle_released_refcnt", st.recycle_released_refcnt},
+                    {"released", st.released}, {"hold", p ? p->hold_cnt() : 0}, {"in_cache", p ? p->cached() : 0},
+                    {"in_ring", p ? p->in_ring() : 0}, {"inflight", p ? p->inflight() : 0}};
+    };
+    json pp = pool_json(nullptr);
     json drv = json::object();
-    auto add = [](json& j, const char* k, uint64_t v) { j[k] = j.value(k, uint64_t(0)) + v; };
+    json queues = json::array();  // eth0's per-queue counters, as the driver keeps them
+    auto add = [](json& j, const std::string& k, uint64_t v) { j[k] = j.value(k, uint64_t(0)) + v; };
     for (auto& f : fecs_) {
         using namespace fec;
         if (p_.driver.xdp_mode == xdp_attach_mode::native) {
@@ -192,22 +200,17 @@ void linux_system::report(nlohmann::json& out) const {
                  {"tx_errors", s.tx_errors}, {"tx_dropped", s.tx_dropped}, {"collisions", s.collisions}})
             add(nd, k, v);
         for (page_pool* p : f->pools()) {
-            const auto& st = p->stats();
-            add(pp, "alloc_fast", st.alloc_fast);
-            add(pp, "alloc_slow", st.alloc_slow);
-            add(pp, "alloc_slow_pages", st.alloc_slow_pages);
-            add(pp, "alloc_refill", st.alloc_refill);
-            add(pp, "alloc_empty", st.alloc_empty);
-            add(pp, "recycle_cached", st.recycle_cached);
-            add(pp, "recycle_cache_full", st.recycle_cache_full);
-            add(pp, "recycle_ring", st.recycle_ring);
-            add(pp, "recycle_ring_full", st.recycle_ring_full);
-            add(pp, "recycle_released_refcnt", st.recycle_released_refcnt);
-            add(pp, "released", st.released);
-            add(pp, "hold", p->hold_cnt());
-            add(pp, "in_cache", p->cached());
-            add(pp, "in_ring", p->in_ring());
-            add(pp, "inflight", p->inflight());
+            const json one = pool_json(p);
+            for (auto& [k, v] : one.items()) add(pp, k, v.get<uint64_t>());
+        }
+        // rxq->stats[] under fec_xdp_stat_strs[] names (fec_enet_get_xdp_stats sums them).
+        static constexpr const char* xdp_names[XDP_STATS_TOTAL] = {
+            "rx_xdp_redirect", "rx_xdp_pass", "rx_xdp_drop", "rx_xdp_tx", "rx_xdp_tx_errors", "tx_xdp_xmit",
+            "tx_xdp_xmit_errors"};
+        for (int q = 0; f == fecs_.front() && q < f->num_rx_queues(); ++q) {
+            json x;
+            for (int i = 0; i < XDP_STATS_TOTAL; ++i) x[xdp_names[i]] = f->rx_queue(q).stats[i];
+            queues.push_back({{"xdp", x}, {"page_pool", pool_json(f->rx_queue(q).pool)}});
         }
         const auto& d = f->driver_stats();
         for (auto [k, v] : std::initializer_list<std::pair<const char*, uint64_t>>{
@@ -231,6 +234,7 @@ void linux_system::report(nlohmann::json& out) const {
     dut["xdp"] = xdpj;
     dut["netdev"] = nd;
     dut["page_pool"] = pp;
+    dut["rx_queues"] = queues;
     dut["driver"] = drv;
     dut["stack"] = {{"received", st.received}, {"non_ip", st.non_ip}, {"udp_no_socket", st.udp_no_socket},
                     {"socket_queued", st.socket_queued}, {"socket_drops", st.socket_drops},

@@ -131,6 +131,7 @@ public:
     const fec_driver_stats& driver_stats() const { return dstats_; }
     void reset_stats();
     std::vector<page_pool*> pools() const;
+    int num_rx_queues() const { return int(rxq_.size()); }
     const fec_enet_priv_rx_q& rx_queue(int i) const { return rxq_[i]; }
     const fec_enet_priv_tx_q& tx_queue(int i) const { return txq_[i]; }
     bool bufdesc_ex() const { return bufdesc_ex_; }

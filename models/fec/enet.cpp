@@ -964,7 +964,7 @@ void enet::tx_schedule() {
 // ------------------------------------------------------------------------------------------
 
 void enet::report(nlohmann::json& out) const {
-    mib_.report(out["mib"]);
+    mib_.report(out["mib"], mib_base_);
     out["rx_no_descriptor_drops"] = stats_.rx_no_descriptor_drops;
     out["rx_fifo_overflow_drops"] = stats_.rx_fifo_overflow_drops;
     out["rx_filtered"] = stats_.rx_filtered;

@@ -126,9 +126,11 @@ public:
     bool rx_starved(unsigned q) const { return rx_starved_[q]; }
     uint32_t mib_counter(uint32_t offset) const { return mib_.read(offset); }
     // Clears the model statistics (e.g. after warm-up); the MMIO-visible MIB is left alone.
-    void reset_stats() { stats_ = enet_stats{}; }
-    // Writes mib.<NAME>, rx_no_descriptor_drops, pause_frames_sent, ... into `out`
-    // (the platform passes the result's "dut" object).
+    // Starts a measurement window: clears the model counters and remembers the MIB (which
+    // software sees unchanged).
+    void reset_stats() { stats_ = enet_stats{}; mib_base_ = mib_.snapshot(); }
+    // Writes mib.<NAME> (counted since reset_stats), rx_no_descriptor_drops, pause_frames_sent,
+    // ... into `out` (the platform passes the result's "dut" object).
     void report(nlohmann::json& out) const;
 
 private:
@@ -205,6 +207,7 @@ private:
     sc_core::sc_time desc_fetch_, data_setup_, writeback_, rx_mac_latency_;
     reg_table regs_{enet_window_bytes};
     mib mib_;
+    mib::values mib_base_{};
     enet_stats stats_;
     net::eth_tx* wire_ = nullptr;
     tlm::tlm_generic_payload gp_;

@@ -83,9 +83,9 @@ void mib::count_rx_ok(const mib_frame& f) {
     if (f.pause) inc(IEEE_R_FDXFC);
 }
 
-void mib::report(nlohmann::json& j) const {
+void mib::report(nlohmann::json& j, const values& base) const {
     for (auto& n : names)
-        if (n.off != RMON_R_RESVD_O) j[n.name] = read(n.off);
+        if (n.off != RMON_R_RESVD_O) j[n.name] = uint32_t(read(n.off) - base[(n.off - MIB_FIRST) / 4]);
 }
 
 }  // namespace fecsim::fec

@@ -62,12 +62,16 @@ public:
     void count_rx_ok(const mib_frame& f);              // passed the MAC checks (IEEE_R_FRAME_OK)
     void inc(uint32_t off, uint32_t n = 1) { if (counting()) c_[(off - MIB_FIRST) / 4] += n; }
 
-    void report(nlohmann::json& j) const;  // {"RMON_T_PACKETS": n, ...}
+    using values = std::array<uint32_t, count>;
+    const values& snapshot() const { return c_; }
+    // {"RMON_T_PACKETS": n, ...}: the counts since `base` (a snapshot), modulo 2^32 as software
+    // subtracts two readings.
+    void report(nlohmann::json& j, const values& base = {}) const;
 
 private:
     bool counting() const { return !(mibc_ & (MIBC_DIS | MIBC_CLEAR)); }
     void count_size(uint32_t p64, size_t bytes);
-    std::array<uint32_t, count> c_{};
+    values c_{};
     uint32_t mibc_ = MIBC_DIS | MIBC_IDLE;
 };
 
