@@ -5,7 +5,7 @@ JOBS  ?= $(shell nproc)
 EXPERIMENT ?= configs/experiments/imx8mp-xdp-tx.json
 PREFIX ?= /usr/local
 
-.PHONY: deps configure build fecsim everything run table test bench install costs clean
+.PHONY: deps configure build fecsim everything run table test bench install costs plots clean
 
 deps:
 	@scripts/install-deps.sh
@@ -48,6 +48,20 @@ install: build
 # ~800 MB once into ~/.cache/fecsim-kernel; not part of the build or CI).
 costs:
 	@scripts/kernel-costs.py
+
+# The README's images (docs/images/): the two sweeps of configs/sweeps/ and the published table.
+PLOTS := $(BUILD)/plots
+plots: build
+	@mkdir -p docs/images
+	@for s in e1-frame-size e1-rx-ring; do \
+	  $(BUILD)/fecsim sweep configs/sweeps/$$s.json --out $(PLOTS)/$$s --jobs $(JOBS) >/dev/null && \
+	  $(BUILD)/fecsim collect $(PLOTS)/$$s >/dev/null || exit 1; done
+	@scripts/plot.py sweep $(PLOTS)/e1-frame-size --x generator.pktgen --out docs/images/e1-frame-size \
+	  --title "E1 xdp2 XDP_TX on i.MX8MP: frame size (20 ms windows)"
+	@scripts/plot.py sweep $(PLOTS)/e1-rx-ring --x driver.rx_ring_size --out docs/images/e1-rx-ring \
+	  --title "E1 xdp2 XDP_TX on i.MX8MP: RX ring size (20 ms windows)"
+	@scripts/run-headline.sh $(BUILD)/fecsim all > $(PLOTS)/table.txt
+	@scripts/plot.py table $(PLOTS)/table.txt --out docs/images/table
 
 clean:
 	@rm -rf $(BUILD)

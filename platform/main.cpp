@@ -2,8 +2,10 @@
 // Exit status: 0 ok, 1 model or internal error, 2 bad input.
 #include "firmware/xdp/programs.h"
 #include "platform/config.h"
+#include "platform/inspect.h"
 #include "platform/locations.h"
 #include "platform/simulation.h"
+#include "platform/sweep.h"
 #include "platform/watch.h"
 
 #include <systemc>
@@ -25,6 +27,10 @@ constexpr const char* usage =
     "                  [--pcap-warmup] [--trace trace.json] [--quiet] [--tap IFNAME | --udp-bridge HOST:PORT]\n"
     "                  [--listen ADDR:PORT [--listen-remote]]\n"
     "       fecsim validate CONFIG.json [--set dotted.key=value ...]\n"
+    "       fecsim sweep SPEC.json --out DIR [--jobs N] [--shard I/N] [--force] [--slurm [--submit [--wait]]]\n"
+    "       fecsim collect DIR\n"
+    "       fecsim stats RESULT.json\n"
+    "       fecsim diff A.json B.json [--threshold PCT]\n"
     "       fecsim list\n"
     "       fecsim watch ADDR:PORT\n"
     "       fecsim help | --help | --version\n"
@@ -119,10 +125,24 @@ int list_configs() {
     return 0;
 }
 
+// Studies over many runs and readers of result files have their own command lines.
+int study_command(const std::string& command, const std::vector<std::string>& args) {
+    namespace fs = std::filesystem;
+    if (command == "sweep") return fecsim::sweep::sweep_main(args, fs::read_symlink("/proc/self/exe").string());
+    if (command == "collect") return fecsim::sweep::collect_main(args);
+    if (command == "stats") return fecsim::inspect::stats_main(args);
+    if (command == "diff") return fecsim::inspect::diff_main(args);
+    return -1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     if (argc >= 2 && std::string(argv[1]) == "watch") return fecsim::watch_main({argv + 2, argv + argc});
+    if (argc > 1) {
+        const int rc = study_command(argv[1], std::vector<std::string>(argv + 2, argv + argc));
+        if (rc >= 0) return rc;
+    }
     options o;
     try {
         o = parse(argc, argv);

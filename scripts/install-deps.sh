@@ -14,6 +14,8 @@ packages=(
   libboost-dev            # Boost.Asio: the wire bridge (TAP, UDP) and the telemetry server
   iproute2 tcpdump tcpreplay  # the bridge test: a network namespace, a real sender and a real capture
   python3                 # scripts/ (headline table, sweeps)
+  python3-matplotlib      # scripts/plot.py (make plots)
+  slurm-wlm munge         # the sweep test submits a Slurm array job to a cluster it starts
 )
 
 missing=()

@@ -1,0 +1,179 @@
+#!/usr/bin/python3
+"""Plots of fecsim studies, written as PNG and SVG.
+
+  plot.py sweep DIR --x KEY [--y METRIC] [--out PREFIX] [--title TEXT]
+      from `fecsim collect DIR` (DIR/results.json): METRIC against the swept KEY, one line per
+      combination of the other swept keys; over several seeds the line is the mean and a band
+      spans min..max.
+  plot.py table TABLE.txt [--out PREFIX]
+      from what `make table` printed: simulated vs measured per row. Prediction rows get the
+      band where the measurement would fall if the model were as far off as on the calibration
+      rows (simulated / (1 + error) for the smallest and largest calibration error).
+"""
+import argparse
+import json
+import math
+import re
+import sys
+
+try:
+    import matplotlib
+except ImportError:
+    sys.exit(f"plot.py: no matplotlib for {sys.executable}: Debian's python3-matplotlib (scripts/install-deps.sh) "
+             "is for /usr/bin/python3; run scripts/plot.py directly")
+
+matplotlib.use("Agg")
+import matplotlib.patches  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
+
+# Fixed so that regenerated images change only when the figures do.
+plt.rcParams.update({"svg.hashsalt": "fecsim", "figure.dpi": 100, "font.size": 9})
+
+
+def fail(msg):
+    print(f"plot.py: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def label(value):
+    """A swept value as text: lists of one string (pktgen commands) show that string."""
+    if isinstance(value, list) and len(value) == 1:
+        value = value[0]
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def save(fig, prefix):
+    fig.tight_layout()
+    for ext in ("png", "svg"):
+        fig.savefig(f"{prefix}.{ext}", metadata={"Date": None} if ext == "svg" else {"Software": None})
+    plt.close(fig)
+    print(f"{prefix}.png, {prefix}.svg")
+
+
+def plot_sweep(args):
+    try:
+        with open(f"{args.dir}/manifest.json") as f:
+            keys = json.load(f)["keys"]
+        with open(f"{args.dir}/results.json") as f:
+            rows = json.load(f)
+    except (OSError, ValueError, KeyError) as e:
+        fail(f"{args.dir}: not a collected sweep ({e}); run `fecsim collect {args.dir}` first")
+    if args.x not in keys:
+        fail(f"--x {args.x}: not a swept key of {args.dir} (swept: {', '.join(keys)})")
+    ok = [r for r in rows if r.get("status") == "ok"]
+    if not ok or args.y not in ok[0]:
+        fail(f"--y {args.y}: no such metric in {args.dir}/results.json")
+    others = [k for k in keys if k not in (args.x, "seed")]
+    numeric = all(isinstance(r[args.x], (int, float)) for r in ok)
+    xs = []
+    for r in rows:  # spec order
+        if r[args.x] not in xs:
+            xs.append(r[args.x])
+    lines = {}
+    for r in ok:
+        group = tuple(label(r[k]) for k in others)
+        lines.setdefault(group, {}).setdefault(xs.index(r[args.x]), []).append(r[args.y])
+    fig, ax = plt.subplots(figsize=(6.4, 4))
+    for group, points in lines.items():
+        idx = sorted(points)
+        pos = [xs[i] if numeric else i for i in idx]
+        mean = [sum(points[i]) / len(points[i]) for i in idx]
+        name = ", ".join(f"{k.split('.')[-1]}={v}" for k, v in zip(others, group)) or args.y
+        line, = ax.plot(pos, mean, marker="o", label=name)
+        if any(len(points[i]) > 1 for i in idx):
+            ax.fill_between(pos, [min(points[i]) for i in idx], [max(points[i]) for i in idx],
+                            color=line.get_color(), alpha=0.2)
+    if numeric:
+        if all(x > 0 for x in xs) and max(xs) / min(xs) >= 8:
+            ax.set_xscale("log", base=2)
+        ax.set_xticks(xs)
+        ax.set_xticklabels([label(x) for x in xs])
+    else:
+        ax.set_xticks(range(len(xs)))
+        ax.set_xticklabels([label(x) for x in xs], rotation=20)
+    ax.set_xlabel(args.x)
+    ax.set_ylabel(args.y)
+    ax.set_ylim(bottom=0)
+    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    ax.set_title(args.title or args.dir.rstrip("/").split("/")[-1])
+    save(fig, args.out)
+
+
+ROW = re.compile(r"^(\S+)\s+(\S+)\s+([\d,.]+|n/a)\s+([\d,]+|held out)\s+(\S*)\s+(calibration|predict)$")
+
+
+def plot_table(args):
+    rows = []
+    try:
+        with open(args.table) as f:
+            for n, line in enumerate(f, 1):
+                line = line.rstrip("\n")
+                if not line.strip() or line.startswith("row "):
+                    continue
+                m = ROW.match(line.strip())
+                if not m:
+                    fail(f"{args.table}: line {n}: not a row of `make table`: {line!r}")
+                row, metric, sim, measured, _, kind = m.groups()
+                rows.append({"row": row, "sim": None if sim == "n/a" else float(sim.replace(",", "")),
+                             "measured": None if measured == "held out" else float(measured.replace(",", "")),
+                             "kind": kind})
+    except OSError as e:
+        fail(f"{args.table}: {e.strerror}")
+    if not rows:
+        fail(f"{args.table}: no rows")
+    errors = [r["sim"] / r["measured"] - 1 for r in rows if r["kind"] == "calibration" and r["sim"] and r["measured"]]
+    fig, ax = plt.subplots(figsize=(max(6.4, 0.45 * len(rows)), 4.2))
+    width = 0.4
+    for i, r in enumerate(rows):
+        colour = "tab:blue" if r["kind"] == "calibration" else "tab:orange"
+        if r["sim"] is not None:
+            ax.bar(i - width / 2, r["sim"], width, color=colour)
+        if r["measured"] is not None:
+            ax.bar(i + width / 2, r["measured"], width, color="tab:gray")
+        elif errors and r["sim"]:
+            lo, hi = r["sim"] / (1 + max(errors)), r["sim"] / (1 + min(errors))
+            ax.plot([i + width / 2] * 2, [lo, hi], color="tab:orange", linewidth=6, alpha=0.4, solid_capstyle="butt")
+    handles = [matplotlib.patches.Patch(color="tab:blue", label="simulated (calibration row)"),
+               matplotlib.patches.Patch(color="tab:orange", label="simulated (prediction)"),
+               matplotlib.patches.Patch(color="tab:gray", label="measured")]
+    if errors:
+        handles.append(matplotlib.patches.Patch(color="tab:orange", alpha=0.4,
+                                                label=f"prediction band (calibration error {min(errors):+.0%}..{max(errors):+.0%})"))
+    top = max(max(r["sim"] or 0, r["measured"] or 0) for r in rows)
+    ax.set_ylim(0, top * 1.3)  # room for the legend above the bars
+    ax.legend(handles=handles, fontsize=7, loc="upper center", ncol=2)
+    ax.set_xticks(range(len(rows)))
+    ax.set_xticklabels([r["row"] for r in rows], rotation=60, ha="right")
+    ax.set_ylabel("packets per second")
+    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.set_title(args.title or "simulated vs measured (make table)")
+    save(fig, args.out)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="what", required=True)
+    s = sub.add_parser("sweep", help="a metric against a swept key")
+    s.add_argument("dir")
+    s.add_argument("--x", required=True, help="the swept key on the x axis")
+    s.add_argument("--y", default="rates.xdp_prog_pps", help="the metric (a column of results.json)")
+    s.add_argument("--out", help="output prefix (default DIR/plot-METRIC)")
+    s.add_argument("--title")
+    t = sub.add_parser("table", help="simulated vs measured from `make table`")
+    t.add_argument("table")
+    t.add_argument("--out", default="table")
+    t.add_argument("--title")
+    args = p.parse_args()
+    if args.what == "sweep":
+        args.out = args.out or f"{args.dir}/plot-{args.y}"
+        plot_sweep(args)
+    else:
+        plot_table(args)
+
+
+if __name__ == "__main__":
+    main()

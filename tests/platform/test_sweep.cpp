@@ -1,0 +1,324 @@
+// Studies at scale as users run them: fecsim sweep / collect / diff / stats on short runs.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/shell.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace {
+
+namespace fs = std::filesystem;
+using fecsim::test::outcome;
+using nlohmann::json;
+const std::string experiment = std::string(FECSIM_SOURCE_CONFIG_DIR) + "/experiments/imx8mp-xdp-tx.json";
+
+// `fecsim ARGS` with `env` ("VAR=value ...") in its environment.
+outcome run_fecsim(const std::string& args, const std::string& env = "") {
+    return fecsim::test::shell(env + " " + FECSIM_BINARY_DIR + "/fecsim " + args);
+}
+
+// A scratch directory of this test, empty.
+fs::path scratch() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    const fs::path d = fs::temp_directory_path() / ("fecsim-sweep-" + std::to_string(::getpid()) + "-" + info->name());
+    fs::remove_all(d);
+    fs::create_directories(d);
+    return d;
+}
+
+std::string write(const fs::path& path, const std::string& text) {
+    std::ofstream(path) << text;
+    return path.string();
+}
+
+json read_json(const fs::path& path) {
+    std::ifstream in(path);
+    return json::parse(in);
+}
+
+std::string read_text(const fs::path& path) {
+    std::stringstream ss;
+    ss << std::ifstream(path).rdbuf();
+    return ss.str();
+}
+
+// Two XDP_TX variants x two seeds of very short runs.
+json four_points() {
+    return {{"experiment", experiment},
+            {"set", {{"warmup_s", 0.01}, {"duration_s", 0.005}}},
+            {"product", {{"driver.xdp_tx_variant", {"v4", "merged"}}}},
+            {"seeds", {1, 2}}};
+}
+
+std::vector<std::string> ids(const fs::path& dir) {
+    std::vector<std::string> v;
+    const json m = read_json(dir / "manifest.json");
+    for (auto& p : m["points"]) v.push_back(p["id"]);
+    return v;
+}
+
+TEST(sweep, bad_specs_exit_2_naming_the_spec_key) {
+    const fs::path d = scratch();
+    struct bad {
+        json spec;
+        std::string expected;
+    };
+    json zip = four_points();
+    zip["zip"] = {{"driver.rx_ring_size", {64, 128}}, {"driver.tx_ring_size", {64}}};
+    json value = four_points();
+    value["product"]["driver.rx_ring_size"] = {64, 99999};
+    json key = four_points();
+    key["product"]["driver.rx_ring_sise"] = {64};
+    json twice = four_points();
+    twice["set"]["driver.xdp_tx_variant"] = "v4";
+    const std::vector<bad> cases{
+        {{{"experiment", experiment}, {"grid", {}}}, "/grid: unknown key"},
+        {{{"product", {{"seed", {1}}}}}, "/experiment: missing"},
+        {{{"experiment", "nowhere.json"}, {"seeds", {1}}}, "/experiment: no such file"},
+        {{{"experiment", experiment}}, "/: the grid is empty"},
+        {{{"experiment", experiment}, {"product", {{"driver.rx_ring_size", 64}}}},
+         "/product/driver.rx_ring_size: expected a non-empty array"},
+        {{{"experiment", experiment}, {"seeds", {1, -2}}}, "/seeds/1: a seed is a non-negative integer"},
+        {zip, "/zip/driver.tx_ring_size: 1 values, the other zip lists have 2"},
+        {value, "/product/driver.rx_ring_size/1: driver.rx_ring_size=99999: /driver/rx_ring_size:"},
+        {key, "/product/driver.rx_ring_sise/0: driver.rx_ring_sise=64: /driver/rx_ring_sise: unknown key"},
+        {twice, "/product/driver.xdp_tx_variant: key already given at /set/driver.xdp_tx_variant"},
+    };
+    for (auto& c : cases) {
+        const std::string spec = write(d / "spec.json", c.spec.dump());
+        const outcome o = run_fecsim("sweep " + spec + " --out " + (d / "out").string());
+        EXPECT_EQ(o.status, 2) << c.spec;
+        EXPECT_EQ(o.err.find(spec + ": "), 0u) << o.err;
+        EXPECT_NE(o.err.find(c.expected), std::string::npos) << "expected '" << c.expected << "' in: " << o.err;
+        EXPECT_EQ(o.out, "");
+        EXPECT_FALSE(fs::exists(d / "out")) << "nothing is written for a bad spec";
+    }
+    const outcome syntax = run_fecsim("sweep " + write(d / "broken.json", "{\"seeds\": [1,") + " --out x");
+    EXPECT_EQ(syntax.status, 2);
+    EXPECT_NE(syntax.err.find("broken.json: invalid JSON"), std::string::npos) << syntax.err;
+}
+
+TEST(sweep, bad_command_lines_exit_2) {
+    const fs::path d = scratch();
+    const std::string spec = write(d / "spec.json", four_points().dump());
+    for (const std::string& args : std::vector<std::string>{"sweep " + spec, "sweep --out x", "sweep " + spec + " --out x --jobs 0",
+                                   "sweep " + spec + " --out x --shard 2/2", "sweep " + spec + " --out x --shard 1",
+                                   "sweep " + spec + " --out x --submit", "collect", "stats", "diff a.json"}) {
+        const outcome o = run_fecsim(args);
+        EXPECT_EQ(o.status, 2) << args;
+        EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << args << ": " << o.err;
+    }
+    const outcome env = run_fecsim("sweep " + spec + " --out x", "SLURM_ARRAY_TASK_ID=x SLURM_ARRAY_TASK_COUNT=4");
+    EXPECT_EQ(env.status, 2);
+    EXPECT_NE(env.err.find("SLURM_ARRAY_TASK_ID: expected an integer"), std::string::npos) << env.err;
+}
+
+// The grid runs in parallel, resumes, and its shards (given or from Slurm's array variables)
+// produce the same results point by point; collect gathers them.
+TEST(sweep, runs_resumes_shards_and_collects) {
+    const fs::path d = scratch();
+    const std::string spec = write(d / "spec.json", four_points().dump());
+    const fs::path all = d / "all", sharded = d / "sharded";
+    const outcome o = run_fecsim("sweep " + spec + " --out " + all.string() + " --jobs 2");
+    ASSERT_EQ(o.status, 0) << o.out << o.err;
+    EXPECT_NE(o.out.find("4 points, 4 in shard 0/1, 0 already done, 4 to run"), std::string::npos) << o.out;
+
+    const json m = read_json(all / "manifest.json");
+    EXPECT_EQ(m["keys"], json({"driver.xdp_tx_variant", "seed"}));
+    ASSERT_EQ(m["points"].size(), 4u);
+    std::set<std::string> distinct;
+    for (auto& p : m["points"]) {
+        const std::string id = p["id"];
+        distinct.insert(id);
+        EXPECT_EQ(id.size(), 16u);
+        const json r = read_json(all / "points" / id / "result.json");
+        EXPECT_EQ(r["config"]["driver"]["xdp_tx_variant"], p["values"]["driver.xdp_tx_variant"]);
+        EXPECT_EQ(r["config"]["seed"], p["values"]["seed"]);
+        EXPECT_EQ(r["config"]["duration_s"], 0.005);
+        EXPECT_EQ(read_json(all / "points" / id / "status.json")["exit"], 0);
+        EXPECT_TRUE(fs::exists(all / "points" / id / "log"));
+    }
+    EXPECT_EQ(distinct.size(), 4u);
+
+    // Resume: nothing left to do, nothing rewritten.
+    const auto first = ids(all).front();
+    const auto stamp = fs::last_write_time(all / "points" / first / "result.json");
+    const outcome again = run_fecsim("sweep " + spec + " --out " + all.string());
+    EXPECT_EQ(again.status, 0);
+    EXPECT_NE(again.out.find("4 already done, 0 to run"), std::string::npos) << again.out;
+    EXPECT_EQ(fs::last_write_time(all / "points" / first / "result.json"), stamp);
+
+    // Shards: the same ids, points 0 and 2 in shard 0/2; Slurm's variables pick shard 1/2.
+    ASSERT_EQ(run_fecsim("sweep " + spec + " --out " + sharded.string() + " --shard 0/2").status, 0);
+    EXPECT_EQ(ids(sharded), ids(all));
+    for (size_t i = 0; i < 4; ++i)
+        EXPECT_EQ(fs::exists(sharded / "points" / ids(all)[i] / "result.json"), i % 2 == 0) << i;
+    const outcome task = run_fecsim("sweep " + spec + " --out " + sharded.string(),
+                                    "SLURM_ARRAY_TASK_ID=6 SLURM_ARRAY_TASK_MIN=5 SLURM_ARRAY_TASK_COUNT=2");
+    ASSERT_EQ(task.status, 0) << task.err;
+    EXPECT_NE(task.out.find("2 in shard 1/2, 0 already done, 2 to run"), std::string::npos) << task.out;
+    for (auto& id : ids(all)) {
+        const outcome diff = run_fecsim("diff " + (all / "points" / id / "result.json").string() + " " +
+                                        (sharded / "points" / id / "result.json").string());
+        EXPECT_EQ(diff.status, 0) << diff.out;
+    }
+
+    // --force reruns the points of its shard.
+    const outcome forced = run_fecsim("sweep " + spec + " --out " + sharded.string() + " --force --shard 3/4");
+    EXPECT_NE(forced.out.find("1 in shard 3/4, 0 already done, 1 to run"), std::string::npos) << forced.out;
+
+    // Collect: a row per point, the swept keys then every scalar metric; merged beats v4.
+    const outcome c = run_fecsim("collect " + all.string());
+    ASSERT_EQ(c.status, 0) << c.err;
+    const json rows = read_json(all / "results.json");
+    ASSERT_EQ(rows.size(), 4u);
+    std::map<std::pair<std::string, int>, double> pps;
+    for (auto& row : rows) {
+        EXPECT_EQ(row["status"], "ok");
+        pps[{row["driver.xdp_tx_variant"], row["seed"]}] = row["rates.xdp_prog_pps"];
+        EXPECT_FALSE(row.contains("config.seed")) << "the configuration is not a metric";
+    }
+    for (int seed : {1, 2}) EXPECT_GT(pps[std::make_pair("merged", seed)], pps[std::make_pair("v4", seed)] * 1.1) << seed;
+    const std::string csv = read_text(all / "results.csv");
+    EXPECT_EQ(csv.rfind("id,status,driver.xdp_tx_variant,seed,", 0), 0u) << csv.substr(0, 200);
+    EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
+    EXPECT_NE(csv.find(",rates.xdp_prog_pps,"), std::string::npos);
+}
+
+TEST(sweep, a_failing_point_is_recorded_and_the_others_go_on) {
+    const fs::path d = scratch();
+    json spec = four_points();
+    spec.erase("seeds");
+    spec["product"]["driver.xdp_tx_variant"] = {"v4"};
+    // The schema takes any pktgen command; the generator refuses this one when the SoC is built.
+    spec["product"]["generator.pktgen"] = {{"pkt_size 60"}, {"pkt_size banana"}};
+    const std::string path = write(d / "spec.json", spec.dump());
+    const outcome o = run_fecsim("sweep " + path + " --out " + (d / "out").string());
+    EXPECT_EQ(o.status, 1);
+    EXPECT_NE(o.out.find(": ok ("), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("failed, exit 2: "), std::string::npos) << o.out;
+    const auto v = ids(d / "out");
+    EXPECT_TRUE(fs::exists(d / "out" / "points" / v[0] / "result.json"));
+    EXPECT_FALSE(fs::exists(d / "out" / "points" / v[1] / "result.json"));
+    const json status = read_json(d / "out" / "points" / v[1] / "status.json");
+    EXPECT_EQ(status["exit"], 2);
+    EXPECT_NE(status["message"].get<std::string>().find("banana"), std::string::npos) << status;
+
+    const outcome c = run_fecsim("collect " + (d / "out").string());
+    EXPECT_EQ(c.status, 1);
+    EXPECT_NE(c.err.find("failed " + v[1] + " driver.xdp_tx_variant=v4 generator.pktgen=[\"pkt_size banana\"]: exit 2"),
+              std::string::npos) << c.err;
+    const json rows = read_json(d / "out" / "results.json");
+    EXPECT_EQ(rows[1]["status"], "failed");
+    EXPECT_FALSE(rows[1].contains("rates.xdp_prog_pps"));
+}
+
+TEST(sweep, slurm_writes_an_array_script_for_the_grid) {
+    const fs::path d = scratch();
+    const std::string spec = write(d / "spec.json", four_points().dump());
+    const outcome o = run_fecsim("sweep " + spec + " --out " + (d / "out").string() + " --slurm");
+    ASSERT_EQ(o.status, 0) << o.err;
+    const std::string script = read_text(d / "out" / "sweep.sbatch");
+    EXPECT_NE(script.find("#SBATCH --array=0-3\n"), std::string::npos) << script;
+    EXPECT_NE(script.find("/fecsim' sweep '" + spec + "' --out '" + (d / "out").string() + "'\n"), std::string::npos)
+        << script;
+    EXPECT_TRUE(fs::is_empty(d / "out" / "points")) << "--slurm runs nothing itself";
+}
+
+// One short E1 run of `variant` in `dir`.
+std::string e1_result(const fs::path& dir, const std::string& variant) {
+    const fs::path out = dir / (variant + ".json");
+    const outcome o = run_fecsim("run " + experiment + " --set warmup_s=0.01 --set duration_s=0.005 --quiet --set "
+                                 "driver.xdp_tx_variant=" + variant + " --out " + out.string());
+    EXPECT_EQ(o.status, 0) << o.err;
+    return out.string();
+}
+
+TEST(diff, lists_what_moved_by_relative_change_and_exits_1) {
+    const fs::path d = scratch();
+    const std::string v4 = e1_result(d, "v4"), merged = e1_result(d, "merged");
+    const outcome same = run_fecsim("diff " + v4 + " " + v4);
+    EXPECT_EQ(same.status, 0);
+    EXPECT_EQ(same.out, "no metric moved by more than 0%\n");
+
+    const outcome o = run_fecsim("diff " + v4 + " " + merged);
+    EXPECT_EQ(o.status, 1);
+    EXPECT_EQ(o.out.find("metric "), 0u) << o.out;
+    EXPECT_NE(o.out.find("\nrates.xdp_prog_pps "), std::string::npos);
+    EXPECT_EQ(o.out.find("sim.wall_s"), std::string::npos) << "host timing is not a metric that moves";
+    // Sorted by |relative change|, largest first.
+    double last = INFINITY;
+    std::istringstream lines(o.out);
+    std::string line;
+    std::getline(lines, line);
+    while (std::getline(lines, line) && line.back() == '%') {
+        const double rel = std::fabs(std::stod(line.substr(line.rfind(' ') + 1)));
+        EXPECT_LE(rel, last) << line;
+        last = rel;
+    }
+    const json a = read_json(v4), b = read_json(merged);
+    const double rel = (b["rates"]["xdp_prog_pps"].get<double>() / a["rates"]["xdp_prog_pps"].get<double>() - 1) * 100;
+    char expected[32];
+    std::snprintf(expected, sizeof expected, "%+.2f%%\n", rel);
+    EXPECT_NE(o.out.find(expected), std::string::npos) << expected << " in " << o.out;
+
+    // Above the threshold only.
+    const outcome big = run_fecsim("diff " + v4 + " " + merged + " --threshold " + std::to_string(rel * 1.01));
+    EXPECT_EQ(big.status, 1);
+    EXPECT_EQ(big.out.find("\nrates.xdp_prog_pps "), std::string::npos) << big.out;
+    EXPECT_EQ(run_fecsim("diff " + v4 + " " + v4 + " --threshold=-1").status, 2);
+    EXPECT_EQ(run_fecsim("diff " + v4 + " " + std::string(FECSIM_SOURCE_CONFIG_DIR) + "/platforms/imx8mp.json").status, 2);
+}
+
+TEST(stats, prints_the_driver_counters_in_ethtool_order_for_the_window) {
+    const fs::path path = e1_result(scratch(), "v4");
+    const outcome o = run_fecsim("stats " + path.string());
+    ASSERT_EQ(o.status, 0) << o.err;
+    std::map<std::string, uint64_t> v;
+    std::vector<std::string> order;
+    std::istringstream lines(o.out);
+    std::string line;
+    std::getline(lines, line);
+    EXPECT_EQ(line, "NIC statistics:");
+    while (std::getline(lines, line) && line.rfind("     ", 0) == 0) {
+        const size_t colon = line.find(": ");
+        order.push_back(line.substr(5, colon - 5));
+        v[order.back()] = std::stoull(line.substr(colon + 2));
+    }
+    ASSERT_EQ(order.size(), 53u + 7 + 11);
+    EXPECT_EQ(order[0], "tx_dropped");
+    EXPECT_EQ(order[17], "tx_octets");
+    EXPECT_EQ(order[18], "IEEE_tx_drop");
+    EXPECT_EQ(order[30], "rx_packets");
+    EXPECT_EQ(order[52], "IEEE_rx_octets_ok");
+    EXPECT_EQ(order[53], "rx_xdp_redirect");
+    EXPECT_EQ(order[59], "tx_xdp_xmit_errors");
+    EXPECT_EQ(order[60], "rx_pp_alloc_fast");
+    EXPECT_EQ(order[70], "rx_pp_recycle_released_ref");
+
+    const json r = read_json(path);
+    // The MIB covers the window: what the MAC sent and received after the warm-up.
+    EXPECT_EQ(v["tx_packets"], r["dut"]["tx_frames"]);
+    EXPECT_EQ(v["rx_packets"], v["IEEE_rx_frame_ok"]);
+    EXPECT_EQ(v["IEEE_rx_drop"], r["dut"]["rx_no_descriptor_drops"]);
+    EXPECT_GT(v["IEEE_rx_drop"], 1000u) << "E1 offers more than v4 reflects";
+    EXPECT_EQ(v["tx_64byte"], v["tx_packets"]);
+    EXPECT_GT(v["tx_packets"], 1000u);
+    // The driver's XDP and page-pool counters, summed over its RX queues.
+    EXPECT_EQ(v["rx_xdp_tx"], r["dut"]["xdp"]["tx"]);
+    EXPECT_GT(v["rx_xdp_tx"], 1000u);
+    EXPECT_EQ(v["rx_xdp_pass"], 0u);
+    EXPECT_EQ(v["rx_pp_recycle_cached"], r["dut"]["page_pool"]["recycle_cached"]);
+    EXPECT_EQ(v["rx_pp_alloc_fast"], r["dut"]["page_pool"]["alloc_fast"]);
+    EXPECT_GT(r["dut"]["rx_queues"].size(), 0u);
+
+    EXPECT_EQ(run_fecsim("stats " + std::string(FECSIM_SOURCE_CONFIG_DIR) + "/platforms/imx8mp.json").status, 2);
+}
+
+}  // namespace
