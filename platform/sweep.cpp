@@ -2,6 +2,7 @@
 
 #include "platform/config.h"
 #include "platform/inspect.h"
+#include "platform/locations.h"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -71,6 +72,9 @@ struct axis {
     size_t size() const { return lists.front()->size(); }
 };
 
+// Every point is loaded and checked before anything runs (a few ms each).
+constexpr size_t max_points = 100000;
+
 }  // namespace
 
 plan expand(const std::string& spec_path) {
@@ -87,9 +91,12 @@ plan expand(const std::string& spec_path) {
     plan p;
     p.spec_path = fs::absolute(spec_path).lexically_normal().string();
     if (!spec.contains("experiment") || !spec["experiment"].is_string())
-        throw fail("/experiment", "missing: the experiment file the grid varies (relative to the spec's directory)");
-    fs::path exp = spec["experiment"].get<std::string>();
+        throw fail("/experiment", "missing: the experiment the grid varies (a file relative to the spec's directory, or a name fecsim list shows)");
+    const std::string named = spec["experiment"];
+    fs::path exp = named;
     if (exp.is_relative()) exp = fs::path(p.spec_path).parent_path() / exp;
+    if (!fs::exists(exp) && named.find('/') == std::string::npos)  // a name `fecsim list` shows
+        exp = fs::absolute(experiment_path(named));
     p.experiment = exp.lexically_normal().string();
     if (!fs::is_regular_file(p.experiment)) throw fail("/experiment", "no such file: " + p.experiment);
     if (spec.contains("name") && !spec["name"].is_string()) throw fail("/name", "expected a string");
@@ -141,7 +148,10 @@ plan expand(const std::string& spec_path) {
 
     // Mixed-radix count over the axes, the first axis varying slowest.
     size_t total = 1;
-    for (auto& a : axes) total *= a.size();
+    for (auto& a : axes) {
+        total *= a.size();
+        if (total > max_points) throw fail("", "the grid has more than " + std::to_string(max_points) + " points");
+    }
     std::vector<std::string> problems;
     std::set<std::string> seen_problems;
     std::map<std::string, size_t> ids;

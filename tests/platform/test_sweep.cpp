@@ -82,6 +82,8 @@ TEST(sweep, bad_specs_exit_2_naming_the_spec_key) {
         {{{"product", {{"seed", {1}}}}}, "/experiment: missing"},
         {{{"experiment", "nowhere.json"}, {"seeds", {1}}}, "/experiment: no such file"},
         {{{"experiment", experiment}}, "/: the grid is empty"},
+        {{{"experiment", experiment}, {"product", {{"driver.rx_ring_size", json(400, 64)}, {"driver.tx_ring_size", json(400, 64)}}}},
+         "/: the grid has more than 100000 points"},
         {{{"experiment", experiment}, {"product", {{"driver.rx_ring_size", 64}}}},
          "/product/driver.rx_ring_size: expected a non-empty array"},
         {{{"experiment", experiment}, {"seeds", {1, -2}}}, "/seeds/1: a seed is a non-negative integer"},
@@ -221,7 +223,9 @@ TEST(sweep, a_failing_point_is_recorded_and_the_others_go_on) {
 
 TEST(sweep, slurm_writes_an_array_script_for_the_grid) {
     const fs::path d = scratch();
-    const std::string spec = write(d / "spec.json", four_points().dump());
+    json by_name = four_points();
+    by_name["experiment"] = "imx8mp-xdp-tx";  // as fecsim list shows it
+    const std::string spec = write(d / "spec.json", by_name.dump());
     const outcome o = run_fecsim("sweep " + spec + " --out " + (d / "out").string() + " --slurm");
     ASSERT_EQ(o.status, 0) << o.err;
     const std::string script = read_text(d / "out" / "sweep.sbatch");
@@ -229,6 +233,7 @@ TEST(sweep, slurm_writes_an_array_script_for_the_grid) {
     EXPECT_NE(script.find("/fecsim' sweep '" + spec + "' --out '" + (d / "out").string() + "'\n"), std::string::npos)
         << script;
     EXPECT_TRUE(fs::is_empty(d / "out" / "points")) << "--slurm runs nothing itself";
+    EXPECT_EQ(read_json(d / "out" / "manifest.json")["experiment"], fs::path(experiment).lexically_normal().string());
 }
 
 // One short E1 run of `variant` in `dir`.
