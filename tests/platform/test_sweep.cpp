@@ -191,6 +191,22 @@ TEST(sweep, runs_resumes_shards_and_collects) {
     EXPECT_EQ(csv.rfind("id,status,driver.xdp_tx_variant,seed,", 0), 0u) << csv.substr(0, 200);
     EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
     EXPECT_NE(csv.find(",rates.xdp_prog_pps,"), std::string::npos);
+
+    // The plot of it, and the plot of a `make table` print-out.
+    const std::string plot = (fs::path(FECSIM_SOURCE_CONFIG_DIR).parent_path() / "scripts/plot.py").string();
+    const outcome p = fecsim::test::shell(plot + " sweep " + all.string() + " --x driver.xdp_tx_variant --out " + (d / "v").string());
+    EXPECT_EQ(p.status, 0) << p.err;
+    for (const char* f : {"v.png", "v.svg"}) EXPECT_GT(fs::file_size(d / f), 10000u) << f;
+    const outcome bad = fecsim::test::shell(plot + " sweep " + all.string() + " --x driver.rx_ring_size");
+    EXPECT_EQ(bad.status, 2);
+    EXPECT_NE(bad.err.find("not a swept key of " + all.string() + " (swept: driver.xdp_tx_variant, seed)"), std::string::npos)
+        << bad.err;
+    write(d / "table.txt", "row  metric  simulated  measured  error  kind\n"
+                           "E1-v4  rates.xdp_prog_pps  437,649  326,539  +34.0%  calibration\n"
+                           "E1-merged  rates.xdp_prog_pps  567,984  held out    predict\n");
+    const outcome t = fecsim::test::shell(plot + " table " + (d / "table.txt").string() + " --out " + (d / "t").string());
+    EXPECT_EQ(t.status, 0) << t.err;
+    EXPECT_TRUE(fs::exists(d / "t.png") && fs::exists(d / "t.svg"));
 }
 
 TEST(sweep, a_failing_point_is_recorded_and_the_others_go_on) {
