@@ -216,7 +216,7 @@ namespace {
 
 struct sweep_options {
     std::string spec, out;
-    unsigned jobs = 1, shard = 0, shards = 1;
+    unsigned jobs = 1, shard = 0, shards = 1, tasks = 0;  // tasks: array size with --slurm, 0 = one per point
     bool force = false, slurm = false, submit = false, wait = false;
 };
 
@@ -250,6 +250,7 @@ sweep_options parse_sweep(const std::vector<std::string>& args) {
         auto is = [&](const std::string& flag) { return a == flag || a.rfind(flag + "=", 0) == 0; };
         if (is("--out")) o.out = value("--out");
         else if (is("--jobs")) o.jobs = parse_count(value("--jobs"), "--jobs", 1);
+        else if (is("--tasks")) o.tasks = parse_count(value("--tasks"), "--tasks", 1);
         else if (is("--shard")) parse_shard(value("--shard"), "--shard", o), shard_given = true;
         else if (a == "--force") o.force = true;
         else if (a == "--slurm") o.slurm = true;
@@ -263,6 +264,7 @@ sweep_options parse_sweep(const std::vector<std::string>& args) {
     if (o.out.empty()) throw bad_usage{"sweep needs --out DIR"};
     if ((o.submit || o.wait) && !o.slurm) throw bad_usage{"--submit and --wait go with --slurm"};
     if (o.wait && !o.submit) throw bad_usage{"--wait goes with --submit"};
+    if (o.tasks && !o.slurm) throw bad_usage{"--tasks goes with --slurm"};
     // Inside a Slurm array task the task is the shard.
     const char* id = std::getenv("SLURM_ARRAY_TASK_ID");
     const char* count = std::getenv("SLURM_ARRAY_TASK_COUNT");
@@ -318,18 +320,23 @@ std::string describe(const point& pt) {
     return s;
 }
 
-// Writes DIR/sweep.sbatch: one array task per point, each running this sweep's shard.
+size_t array_tasks(const plan& p, const sweep_options& o) {
+    return o.tasks ? std::min<size_t>(o.tasks, p.points.size()) : p.points.size();
+}
+
+// Writes DIR/sweep.sbatch: an array job whose every task runs its shard of the points, --jobs
+// at a time on as many CPUs.
 fs::path write_sbatch(const plan& p, const sweep_options& o, const std::string& self, const fs::path& dir) {
     fs::create_directories(dir / "slurm");
     std::ostringstream s;
     s << "#!/bin/sh\n"
-      << "# " << p.points.size() << " points of " << p.spec_path << ", one array task each.\n"
+      << "# " << p.points.size() << " points of " << p.spec_path << " in " << array_tasks(p, o) << " array tasks.\n"
       << "#SBATCH --job-name=" << shell_quote("fecsim-" + p.name) << "\n"
-      << "#SBATCH --array=0-" << p.points.size() - 1 << "\n"
-      << "#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n"
+      << "#SBATCH --array=0-" << array_tasks(p, o) - 1 << "\n"
+      << "#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=" << o.jobs << "\n"
       << "#SBATCH --output=" << (dir / "slurm" / "%A_%a.out").string() << "\n"
       << "exec " << shell_quote(self) << " sweep " << shell_quote(p.spec_path) << " --out " << shell_quote(dir.string())
-      << (o.force ? " --force" : "") << "\n";
+      << (o.jobs > 1 ? " --jobs " + std::to_string(o.jobs) : "") << (o.force ? " --force" : "") << "\n";
     const fs::path script = dir / "sweep.sbatch";
     write_atomically(script, s.str());
     fs::permissions(script, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add);
@@ -423,7 +430,7 @@ int sweep_main(const std::vector<std::string>& args, const std::string& self) {
         write_atomically(dir / "manifest.json", manifest(p).dump(2) + "\n");
         if (o.slurm) {
             const fs::path script = write_sbatch(p, o, self, dir);
-            std::printf("%s: %zu array tasks\n", script.c_str(), p.points.size());
+            std::printf("%s: %zu points in %zu array tasks\n", script.c_str(), p.points.size(), array_tasks(p, o));
             std::fflush(stdout);
             return o.submit ? submit(script, o.wait) : 0;
         }

@@ -111,7 +111,7 @@ TEST(sweep, bad_command_lines_exit_2) {
     const std::string spec = write(d / "spec.json", four_points().dump());
     for (const std::string& args : std::vector<std::string>{"sweep " + spec, "sweep --out x", "sweep " + spec + " --out x --jobs 0",
                                    "sweep " + spec + " --out x --shard 2/2", "sweep " + spec + " --out x --shard 1",
-                                   "sweep " + spec + " --out x --submit", "collect", "stats", "diff a.json"}) {
+                                   "sweep " + spec + " --out x --submit", "sweep " + spec + " --out x --tasks 2", "collect", "stats", "diff a.json"}) {
         const outcome o = run_fecsim(args);
         EXPECT_EQ(o.status, 2) << args;
         EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << args << ": " << o.err;
@@ -248,7 +248,14 @@ TEST(sweep, slurm_writes_an_array_script_for_the_grid) {
     EXPECT_NE(script.find("#SBATCH --array=0-3\n"), std::string::npos) << script;
     EXPECT_NE(script.find("/fecsim' sweep '" + spec + "' --out '" + (d / "out").string() + "'\n"), std::string::npos)
         << script;
+    EXPECT_NE(script.find("#SBATCH --cpus-per-task=1\n"), std::string::npos) << script;
     EXPECT_TRUE(fs::is_empty(d / "out" / "points")) << "--slurm runs nothing itself";
+    // Fewer tasks, each running its slice two points at a time.
+    ASSERT_EQ(run_fecsim("sweep " + spec + " --out " + (d / "two").string() + " --slurm --tasks 2 --jobs 2").status, 0);
+    const std::string two = read_text(d / "two" / "sweep.sbatch");
+    EXPECT_NE(two.find("#SBATCH --array=0-1\n"), std::string::npos) << two;
+    EXPECT_NE(two.find("#SBATCH --cpus-per-task=2\n"), std::string::npos) << two;
+    EXPECT_NE(two.find("' --jobs 2\n"), std::string::npos) << two;
     EXPECT_EQ(read_json(d / "out" / "manifest.json")["experiment"], fs::path(experiment).lexically_normal().string());
 }
 
