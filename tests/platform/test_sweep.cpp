@@ -23,12 +23,18 @@ outcome run_fecsim(const std::string& args, const std::string& env = "") {
     return fecsim::test::shell(env + " " + FECSIM_BINARY_DIR + "/fecsim " + args);
 }
 
-// A scratch directory of this test, empty.
+// A scratch directory of this test, empty; removed when the test program ends.
 fs::path scratch() {
+    static struct dirs : std::vector<fs::path> {
+        ~dirs() {
+            for (auto& d : *this) fs::remove_all(d);
+        }
+    } made;
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     const fs::path d = fs::temp_directory_path() / ("fecsim-sweep-" + std::to_string(::getpid()) + "-" + info->name());
     fs::remove_all(d);
     fs::create_directories(d);
+    made.push_back(d);
     return d;
 }
 
