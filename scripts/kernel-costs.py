@@ -112,9 +112,18 @@ class Objfile:
                 self.syms.setdefault(f[3], []).append((int(f[0], 16), int(f[1], 16)))
 
     def function(self, name, pick=0):
+        """[start, end) of function `name`; `pick` chooses among static functions of the same name:
+        an index by address, or the source file that defines it."""
         if name not in self.syms:
             die("%s: no function %s" % (os.path.basename(self.path), name))
-        start, size = sorted(self.syms[name])[pick]
+        cands = sorted(self.syms[name])
+        if isinstance(pick, str):
+            files = run([self.tool + "-addr2line", "-e", self.path] + ["%#x" % s for s, _ in cands]).split()
+            cands = [c for c, f in zip(cands, files) if f.split(":")[0].endswith(pick)]
+            if len(cands) != 1:
+                die("%s: no single %s in %s" % (os.path.basename(self.path), name, pick))
+            pick = 0
+        start, size = cands[pick]
         return start, start + size
 
     def disassemble(self, start, end):
@@ -334,11 +343,11 @@ V, F, M = "vmlinux", "fec", "mvneta"
 # VLAN tag, no RX timestamps, checksum offload), TX completions without error/deferral, queue awake
 RX_NAPI = dict(take=(0x2cc, 0x31c, 0x328, 0x4dc, 0x550, 0x588, 0x5d0))
 RX_ERROR = dict(take=(0x17c,))
-XDP_TX = dict(take=(0x234, 0x62c))
-XMIT = dict(take=(0x6c, 0x478, 0x740))  # fec_enet_start_xmit: not GSO, aligned data, queue not full  # mvneta_run_xdp: act > XDP_PASS, act == XDP_TX
+XDP_TX = dict(take=(0x234, 0x62c, 0x4f4))  # mvneta_run_xdp: act > XDP_PASS, act == XDP_TX; frame sent
+XMIT = dict(take=(0x6c, 0x478, 0x740))  # fec_enet_start_xmit: not GSO, aligned data, queue not full
 IRQ = [Part(V, "el1h_64_irq", follow=True), Part(V, "el1h_64_irq_handler"), Part(V, "el1_interrupt"),
        Part(V, "enter_from_kernel_mode"), Part(V, "irq_enter_rcu"), Part(V, "do_interrupt_handler"),
-       Part(V, "call_on_irq_stack"), Part(V, "gic_handle_irq", pick=1),  # the 2nd by address: irq-gic-v3.c Part(V, "generic_handle_domain_irq"),
+       Part(V, "call_on_irq_stack"), Part(V, "gic_handle_irq", pick="irq-gic-v3.c"), Part(V, "generic_handle_domain_irq"),
        Part(V, "__irq_resolve_mapping"), Part(V, "handle_fasteoi_irq"), Part(V, "handle_irq_event"),
        Part(V, "__handle_irq_event_percpu"), Part(V, "irq_exit_rcu"), Part(V, "__irq_exit_rcu"),
        Part(V, "exit_to_kernel_mode.isra.0")]
