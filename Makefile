@@ -45,7 +45,7 @@ install: build
 	@echo "fecsim installed in $(PREFIX)/bin"
 
 # Re-measure configs/costs/linux-6.1-*.json from Debian's kernel debug packages (downloads
-# ~800 MB once into ~/.cache/fecsim-kernel; not part of the build or CI).
+# ~1.4 GB once into ~/.cache/fecsim-kernel; not part of the build or CI).
 costs:
 	@scripts/kernel-costs.py
 

@@ -114,8 +114,11 @@ class Objfile:
     def function(self, name, pick=0):
         """[start, end) of function `name`; `pick` chooses among static functions of the same name:
         an index by address, or the source file that defines it."""
-        if name not in self.syms:
-            die("%s: no function %s" % (os.path.basename(self.path), name))
+        if name not in self.syms:  # a GCC clone (.constprop.0, .isra.0) on one architecture only
+            clones = [n for n in self.syms if n.split(".")[0] == name.split(".")[0]]
+            if len(clones) != 1:
+                die("%s: no function %s" % (os.path.basename(self.path), name))
+            name = clones[0]
         cands = sorted(self.syms[name])
         if isinstance(pick, str):
             files = run([self.tool + "-addr2line", "-e", self.path] + ["%#x" % s for s, _ in cands]).split()
@@ -188,7 +191,7 @@ def kind(insn, arch):
         return "cond"
     if mn in ("b", "b.w", "b.n"):
         return "jump"
-    if mn == "bx" and insn.ops.startswith("lr") or (mn.startswith(("pop", "ldm")) and "pc" in insn.ops):
+    if mn == "bx" or (mn.startswith(("pop", "ldm")) and "pc" in insn.ops):  # return, or tail call via bx
         return "ret" if not re.match(r"^(pop|ldm\w*)(eq|ne|cs|cc|mi|pl|hi|ls|ge|lt|gt|le)", mn) else None
     if re.match(r"^ldr\w*$", mn) and insn.ops.startswith("pc,"):
         return "ret"
@@ -198,10 +201,12 @@ def kind(insn, arch):
 def walk(insns, arch, start, end, take=(), follow=False, rotated=False):
     """The likely path from the entry: (path, loops, next_entry). loops = [(indices, back_edge)]:
     the path indices of one iteration and of the branch closing it. `take` lists the conditional
-    branches (offsets from the entry) the modelled experiment takes; `follow` continues across a
+    branches (offsets from the entry) the modelled experiment takes, and (offset, N) for entry N of
+    a jump table; `follow` continues across a
     jump out of the function (assembly entry code), returning its target as next_entry. A backward
     branch into code not on the path joins earlier code, unless `rotated`: then it closes a loop
     the compiler rotated (entered by a jump over its body to the condition)."""
+    tables = dict(t for t in take if isinstance(t, tuple))
     at = {i.addr: i for i in insns}
     after = {a.addr: b.addr for a, b in zip(insns, insns[1:])}
     pc, path, index, loops, pending, jumps = start, [], {}, [], [], []
@@ -235,6 +240,9 @@ def walk(insns, arch, start, end, take=(), follow=False, rotated=False):
         index[pc] = len(path)
         path.append(i)
         k, t = kind(i, arch), target_of(i)
+        if pc - start in tables:  # an ARM jump table, ldr pc, [pc, rN, lsl #2]: entry N
+            pc = int(at[pc + 8 + 4 * tables[pc - start]].ops.split()[0], 16)
+            continue
         if k == "ret":
             break
         if k == "jump":
@@ -261,6 +269,8 @@ def walk(insns, arch, start, end, take=(), follow=False, rotated=False):
 
 def excluded(insn):
     """Charged by the core model itself: barriers, cache-line operations, MMIO accessors."""
+    if insn.mn.startswith("mcr") and "cr7," in insn.ops:  # ARMv7 cache maintenance (CP15 c7)
+        return True
     return bool(BARRIER.match(insn.mn)) or any(re.match(r"^(__raw_)?(read|write)[bwlq](_relaxed)?$", f)
                                                for f, _ in insn.chain)
 
@@ -274,7 +284,7 @@ class Part:
                  group=None, rotated=False):
         self.obj, self.fn, self.owner, self.loop, self.lines, self.group = obj, fn, owner or fn, loop, lines, group
         self.rotated = rotated
-        self.take, self.pick, self.follow, self.not_lines = tuple(take), pick, follow, not_lines
+        self.take, self.pick, self.follow, self.not_lines = take, pick, follow, not_lines
 
 
 class Counter:
@@ -291,7 +301,8 @@ class Counter:
         if key not in self.walks:
             obj = self.objs[p.obj]
             start, end = obj.function(p.fn, p.pick)
-            path, loops, nxt = walk(obj.disassemble(start, end), self.arch, start, end, p.take, p.follow, p.rotated)
+            take = TAKES.get(self.arch, {}).get(p.take, ()) if isinstance(p.take, str) else p.take
+            path, loops, nxt = walk(obj.disassemble(start, end), self.arch, start, end, take, p.follow, p.rotated)
             ranges = [(p.fn, start, end)]
             while nxt is not None:  # assembly: continue in the symbol the jump enters
                 name = next((n for n, v in obj.syms.items() for s, z in v if s <= nxt < s + z), None)
@@ -338,13 +349,38 @@ class Counter:
 # what each key counts (firmware/ charges the key where it calls k_.exec(path::KEY))
 
 V, F, M = "vmlinux", "fec", "mvneta"
-# the offsets of conditional branches the modelled experiment takes (found by reading the walk
-# with --trace): fec_enet_rx_napi on the i.MX8MP profile (RACC, enhanced BDs, VLAN offload on, no
-# VLAN tag, no RX timestamps, checksum offload), TX completions without error/deferral, queue awake
-RX_NAPI = dict(take=(0x2cc, 0x31c, 0x328, 0x4dc, 0x550, 0x588, 0x5d0))
-RX_ERROR = dict(take=(0x17c,))
-XDP_TX = dict(take=(0x234, 0x62c, 0x4f4))  # mvneta_run_xdp: act > XDP_PASS, act == XDP_TX; frame sent
-XMIT = dict(take=(0x6c, 0x478, 0x740))  # fec_enet_start_xmit: not GSO, aligned data, queue not full
+# The conditional branches the modelled experiment takes, as offsets from the function's entry
+# per architecture (found by reading the walk with --trace). Parts name them; an architecture
+# without an entry walks the compiler's layout. fec_enet_rx_napi on the i.MX8MP profile: RACC,
+# enhanced BDs, VLAN offload on but no VLAN tag, no RX timestamps, checksum offload, TX
+# completions without error or deferral, queue awake.
+TAKES = {
+    "arm64": {
+        "rx_napi": (0x2cc, 0x31c, 0x328, 0x4dc, 0x550, 0x588, 0x5d0),
+        "rx_error": (0x17c,),  # the error branch of the RX loop
+        "xdp_tx": (0x234, 0x62c, 0x4f4),  # mvneta_run_xdp: act > XDP_PASS, act == XDP_TX; frame sent
+        "xmit": (0x6c, 0x478, 0x740),  # fec_enet_start_xmit: not GSO, aligned data, queue not full
+        "xmit_frags": (0x6c, 0x478, 0x740, 0x504),  # ... with fragments
+        "interrupt": (0x5c,),  # events and link up: schedule NAPI
+        # dma-direct: no dma_range_map, non-coherent device, buffer outside the swiotlb pool
+        "sync_cpu": (0x48, 0x80, 0x94, 0xb4), "sync_dev": (0x40, 0xb4, 0x78), "map": (0x9c,), "unmap": (0x4c,),
+        "unmap_arch": (0xc,),  # arch_sync_dma_for_cpu returns at once for DMA_TO_DEVICE
+        "put_direct": (0x48,),  # page_pool_put_defragged_page with allow_direct
+        "xdp_return_pp": (0x20,),  # __xdp_return: MEM_TYPE_PAGE_POOL
+        "list_empty": (0x3c,),  # __cpu_map_flush / __xsk_map_flush: nothing queued
+    },
+    "armhf": {
+        "interrupt": (0x40,),
+        "rx_napi": (0x328, 0x388, 0x39c, 0x6ac, 0x5a8, 0x718),
+        "rx_error": (0x1ac,),
+        "xdp_tx": ((0x294, 3), 0x6c4),  # mvneta_run_xdp's switch: XDP_TX; frame sent
+        "xmit": (0x50,),
+    },
+}
+RX_NAPI = dict(take="rx_napi")
+RX_ERROR = dict(take="rx_error")
+XDP_TX = dict(take="xdp_tx")
+XMIT = dict(take="xmit")
 IRQ = [Part(V, "el1h_64_irq", follow=True), Part(V, "el1h_64_irq_handler"), Part(V, "el1_interrupt"),
        Part(V, "enter_from_kernel_mode"), Part(V, "irq_enter_rcu"), Part(V, "do_interrupt_handler"),
        Part(V, "call_on_irq_stack"), Part(V, "gic_handle_irq", pick="irq-gic-v3.c"), Part(V, "generic_handle_domain_irq"),
@@ -355,8 +391,8 @@ SKB_LINES = (1709, 1776)  # fec_enet_rx_queue: build_skb .. napi_gro_receive (th
 
 SPEC = {
     "generic_handle_irq": dict(parts=IRQ, note="EL1 IRQ vector entry/exit, GICv3 acknowledge/EOI, irq domain lookup, fasteoi flow, action dispatch"),
-    "fec_enet_interrupt": dict(parts=[Part(F, "fec_enet_interrupt", take=(0x5c,))]),
-    "fec_enet_collect_events": dict(parts=[Part(F, "fec_enet_interrupt", "fec_enet_collect_events", take=(0x5c,))]),
+    "fec_enet_interrupt": dict(parts=[Part(F, "fec_enet_interrupt", take="interrupt")]),
+    "fec_enet_collect_events": dict(parts=[Part(F, "fec_enet_interrupt", "fec_enet_collect_events", take="interrupt")]),
     "napi_schedule": dict(parts=[Part(V, "napi_schedule_prep"), Part(V, "__napi_schedule")]),
     "net_rx_action": dict(parts=[Part(V, "net_rx_action", loop="call"), Part(V, "__napi_poll"), Part(V, "__do_softirq")]),
     "fec_enet_rx_napi": dict(parts=[Part(F, "fec_enet_rx_napi", **RX_NAPI)]),
@@ -374,14 +410,14 @@ SPEC = {
     "fec_enet_tx_queue_bd": dict(parts=[Part(F, "fec_enet_rx_napi", "fec_enet_tx_queue", loop="body", **RX_NAPI)],
                                  note="6.1 completes skbs only (dev_kfree_skb_any); the XDP frame types are v6.6"),
     "dma_sync_single": dict(mean=True, parts=[
-        Part(V, "dma_sync_single_for_cpu", take=(0x48, 0x80, 0x94, 0xb4), group="cpu"), Part(V, "arch_sync_dma_for_cpu", group="cpu"),
-        Part(V, "dma_sync_single_for_device", take=(0x40, 0xb4, 0x78), group="dev"),
+        Part(V, "dma_sync_single_for_cpu", take="sync_cpu", group="cpu"), Part(V, "arch_sync_dma_for_cpu", group="cpu"),
+        Part(V, "dma_sync_single_for_device", take="sync_dev", group="dev"),
         Part(V, "arch_sync_dma_for_device", group="dev")],
         note="mean of the sync for the CPU and for the device: the DMA API, dma-direct (inlined; no "
              "dma_range_map, non-coherent device) and the arch_sync_dma_* wrapper around the cache routine"),
-    "dma_map_single": dict(parts=[Part(V, "dma_map_page_attrs", take=(0x9c,)), Part(V, "arch_sync_dma_for_device")]),
-    "dma_unmap_single": dict(parts=[Part(V, "dma_unmap_page_attrs", take=(0x4c,)),
-                                    Part(V, "arch_sync_dma_for_cpu", take=(0xc,))],
+    "dma_map_single": dict(parts=[Part(V, "dma_map_page_attrs", take="map"), Part(V, "arch_sync_dma_for_device")]),
+    "dma_unmap_single": dict(parts=[Part(V, "dma_unmap_page_attrs", take="unmap"),
+                                    Part(V, "arch_sync_dma_for_cpu", take="unmap_arch")],
                            note="dma_unmap_page_attrs (dma-direct inlined) + arch_sync_dma_for_cpu returning at once "
                                 "for DMA_TO_DEVICE"),
     "dcache_by_line_op": dict(mean=True, parts=[Part(V, "dcache_clean_poc", loop="call"), Part(V, "dcache_inval_poc", loop="call", rotated=True)],
@@ -401,7 +437,7 @@ SPEC = {
     "page_pool_refill_page": dict(parts=[Part(V, "page_pool_refill_alloc_cache", loop="body")]),
     "page_pool_alloc_slow": dict(parts=[Part(V, "__page_pool_alloc_pages_slow", loop="call")]),
     "page_pool_alloc_slow_page": dict(parts=[Part(V, "__page_pool_alloc_pages_slow", loop="body")]),
-    "page_pool_put_page": dict(parts=[Part(V, "page_pool_put_defragged_page", take=(0x48,))],
+    "page_pool_put_page": dict(parts=[Part(V, "page_pool_put_defragged_page", take="put_direct")],
                                note="page_pool_put_defragged_page, allow_direct: recycled into the alloc cache"),
     "page_pool_recycle_ring": dict(parts=[Part(V, "page_pool_put_defragged_page", "page_pool_recycle_in_ring")]),
     "page_pool_return_page": dict(parts=[Part(V, "page_pool_release_page")]),
@@ -410,12 +446,12 @@ SPEC = {
     "fec_enet_run_xdp": dict(derived="mvneta_run_xdp (6.1 mvneta, XDP_TX case)",
                              parts=[Part(M, "mvneta_rx_swbm", "mvneta_run_xdp", **XDP_TX)]),
     "xdp_convert_buff_to_frame": dict(parts=[Part(M, "mvneta_rx_swbm", "xdp_convert_buff_to_frame", **XDP_TX)]),
-    "xdp_return_frame_rx_napi": dict(parts=[Part(V, "xdp_return_frame_rx_napi"), Part(V, "__xdp_return", take=(0x20,))],
+    "xdp_return_frame_rx_napi": dict(parts=[Part(V, "xdp_return_frame_rx_napi"), Part(V, "__xdp_return", take="xdp_return_pp")],
                                      note="xdp_return_frame_rx_napi + __xdp_return for MEM_TYPE_PAGE_POOL"),
     "xdp_do_redirect": dict(parts=[Part(V, "xdp_do_redirect")]),
     "bq_enqueue": dict(parts=[Part(V, "dev_map_enqueue"), Part(V, "bq_enqueue")]),
     "xdp_do_flush": dict(parts=[Part(V, "xdp_do_flush"), Part(V, "__dev_flush", loop="call"),
-                                Part(V, "__cpu_map_flush", take=(0x3c,)), Part(V, "__xsk_map_flush", take=(0x3c,))],
+                                Part(V, "__cpu_map_flush", take="list_empty"), Part(V, "__xsk_map_flush", take="list_empty")],
                          note="xdp_do_flush and the devmap, cpumap (empty) and xskmap (empty) flush lists"),
     "bq_xmit_all": dict(parts=[Part(V, "bq_xmit_all")]),
     "fec_enet_xdp_tx_xmit": dict(derived="mvneta_xdp_xmit_back (6.1 mvneta)",
@@ -450,22 +486,64 @@ SPEC = {
     "fec_enet_new_rxbdp": dict(estimate="the copybreak RX path is gone in 6.1 (page_pool since 6.1)"),
     "fec_enet_start_xmit": dict(parts=[Part(F, "fec_enet_start_xmit", "fec_enet_start_xmit", **XMIT)]),
     "fec_enet_txq_submit_skb": dict(parts=[Part(F, "fec_enet_start_xmit", "fec_enet_txq_submit_skb", not_lines=(695, 700), **XMIT)]),
-    "fec_enet_txq_submit_frag": dict(parts=[Part(F, "fec_enet_start_xmit", "fec_enet_txq_submit_frag_skb", loop="body", **XMIT)]),
+    "fec_enet_txq_submit_frag": dict(parts=[Part(F, "fec_enet_start_xmit", "fec_enet_txq_submit_frag_skb", loop="body", take="xmit_frags")]),
 }
 # keys whose walks were read with --trace and steered where the experiment leaves the layout
-REVIEWED = {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_collect_events", "fec_enet_rx_napi", "fec_enet_rx",
+REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_collect_events", "fec_enet_rx_napi", "fec_enet_rx",
             "fec_enet_rx_queue", "fec_enet_rx_queue_bd", "fec_enet_rx_error", "fec_enet_update_cbd", "fec_enet_tx",
             "fec_enet_tx_queue", "fec_enet_tx_queue_bd", "fec_enet_rx_skb", "dma_sync_single", "dma_map_single",
             "dma_unmap_single", "dcache_by_line_op", "dcache_by_line_iter", "page_pool_alloc_fast",
             "page_pool_put_page", "page_pool_recycle_ring", "xdp_return_frame_rx_napi", "xdp_do_flush",
             "bpf_prog_run_xdp", "fec_enet_run_xdp", "xdp_convert_buff_to_frame", "fec_enet_xdp_tx_xmit",
-            "fec_enet_txq_xmit_frame", "fec_txq_trigger_xmit", "fec_enet_start_xmit", "fec_enet_txq_submit_skb"}
+            "fec_enet_txq_xmit_frame", "fec_txq_trigger_xmit", "fec_enet_start_xmit", "fec_enet_txq_submit_skb"},
+            "armhf": {"fec_enet_interrupt", "fec_enet_collect_events", "fec_enet_rx_napi", "fec_enet_rx",
+                      "fec_enet_rx_queue", "fec_enet_rx_queue_bd", "fec_enet_rx_error", "fec_enet_update_cbd",
+                      "fec_enet_tx", "fec_enet_tx_queue", "fec_enet_tx_queue_bd", "fec_enet_rx_skb",
+                      "bpf_prog_run_xdp", "fec_enet_run_xdp", "xdp_convert_buff_to_frame", "fec_enet_xdp_tx_xmit",
+                      "fec_enet_txq_xmit_frame", "fec_txq_trigger_xmit", "fec_enet_start_xmit",
+                      "fec_enet_txq_submit_skb", "dcache_by_line_op", "dcache_by_line_iter"}}
 for _k in ("xdp_prog_pass", "xdp_prog_drop", "xdp_prog_tx", "xdp_prog_parse", "xdp_prog_count",
            "xdp_prog_swap_macs", "xdp_prog_redirect"):
-    SPEC[_k] = dict(estimate="a JITed XDP program: no package ships its arm64 image")
+    SPEC[_k] = dict(estimate="a JITed XDP program: no package ships its JITed image")
+
+# ARMv7 (i.MX6SX: Cortex-A9, GIC v2, PL310 outer cache): the same generic code, other entry,
+# DMA cache maintenance through arch/arm/mm (dma-mapping.c, cache-v7.S, cache-l2x0.c)
+ARM_SYNC_CPU = [Part(V, "arch_sync_dma_for_cpu"), Part(V, "__dma_page_dev_to_cpu"), Part(V, "dma_cache_maint_page"),
+                Part(V, "v7_dma_unmap_area")]
+ARM_SYNC_DEV = [Part(V, "arch_sync_dma_for_device"), Part(V, "__dma_page_cpu_to_dev"),
+                Part(V, "dma_cache_maint_page"), Part(V, "v7_dma_map_area")]
+SPEC_ARMHF = dict(SPEC, **{
+    "generic_handle_irq": dict(parts=[
+        Part(V, "__irq_svc"), Part(V, "generic_handle_arch_irq"), Part(V, "irq_enter"), Part(V, "irq_enter_rcu"),
+        Part(V, "gic_handle_irq", pick="irq-gic.c"), Part(V, "generic_handle_domain_irq"),
+        Part(V, "__irq_resolve_mapping"), Part(V, "handle_fasteoi_irq"), Part(V, "handle_irq_event"),
+        Part(V, "__handle_irq_event_percpu"), Part(V, "irq_exit"), Part(V, "__irq_exit_rcu")],
+        note="SVC-mode IRQ vector entry/exit, GIC v2 acknowledge/EOI, irq domain lookup, fasteoi flow, action dispatch"),
+    "dma_sync_single": dict(mean=True, parts=[Part(V, "dma_sync_single_for_cpu", group="cpu")] +
+                            [Part(p.obj, p.fn, group="cpu") for p in ARM_SYNC_CPU] +
+                            [Part(V, "dma_sync_single_for_device", group="dev")] +
+                            [Part(p.obj, p.fn, group="dev") for p in ARM_SYNC_DEV],
+                            note="mean of the sync for the CPU and for the device: DMA API, dma-direct, "
+                                 "arch_sync_dma_*, __dma_page_*, dma_cache_maint_page, v7_dma_*_area"),
+    "dma_map_single": dict(parts=[Part(V, "dma_map_page_attrs")] + ARM_SYNC_DEV),
+    "dma_unmap_single": dict(parts=[Part(V, "dma_unmap_page_attrs")] + ARM_SYNC_CPU),
+    "dcache_by_line_op": dict(mean=True, parts=[Part(V, "v7_dma_clean_range", loop="call"),
+                                                Part(V, "v7_dma_inv_range", loop="call")],
+                              note="mean of v7_dma_clean_range and v7_dma_inv_range around the line loop"),
+    "dcache_by_line_iter": dict(mean=True, parts=[Part(V, "v7_dma_clean_range", loop="body"),
+                                                  Part(V, "v7_dma_inv_range", loop="body")],
+                                note="the v7 line loop without the MCR cache operation (charged by the core)"),
+    "outer_cache_range": dict(mean=True, parts=[Part(V, "l2c210_clean_range", loop="call"),
+                                                Part(V, "l2c210_inv_range", loop="call")],
+                              note="PL310 range operation (mean of clean and invalidate) around the line loop"),
+    "outer_cache_line": dict(mean=True, parts=[Part(V, "l2c210_clean_range", loop="body"),
+                                               Part(V, "l2c210_inv_range", loop="body")],
+                             note="the PL310 line loop without its register write (MMIO, charged by the core)"),
+})
+SPECS = {"arm64": SPEC, "armhf": SPEC_ARMHF}
 
 
-def measure(counter, key, spec, old):
+def measure(counter, key, spec, old, arch):
     """The JSON entry of one key."""
     was = old[key]["instructions"]
     if "zero" in spec:
@@ -481,7 +559,7 @@ def measure(counter, key, spec, old):
     # "mean": the key stands for either of two routines (e.g. sync for the CPU or for the device)
     total, alts = sum(groups.values()), len(groups) if spec.get("mean") else 1
     n = (2 * total + alts) // (2 * alts)  # rounded half up
-    method = ("likely-path walk" + ("" if key in REVIEWED else " (compiler layout, branches not reviewed)") + (", mean of %d alternatives" % len(groups) if spec.get("mean") else ""))
+    method = ("likely-path walk" + ("" if key in REVIEWED.get(arch, ()) else " (compiler layout, branches not reviewed)") + (", mean of %d alternatives" % len(groups) if spec.get("mean") else ""))
     if "derived" in spec:
         method = "derived from " + spec["derived"] + ": " + method
     why = spec.get("note") or ", ".join(f["name"] for f in funcs)
@@ -490,24 +568,31 @@ def measure(counter, key, spec, old):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--arch", default="arm64", choices=["arm64"])
+    ap.add_argument("--arch", default="all", choices=["all"] + list(ARCHES))
     ap.add_argument("--abi", help="Debian kernel ABI, e.g. 6.1.0-50 (default: the newest apt knows)")
     ap.add_argument("--trace", metavar="KEY", help="print the walked path of KEY's functions and exit")
-    ap.add_argument("--out", help="output file (default configs/costs/linux-6.1-ARCH.json)")
+    ap.add_argument("--out", help="output file (default configs/costs/linux-6.1-ARCH.json; one --arch)")
     ap.add_argument("--markdown", action="store_true",
                     help="print the committed table as the markdown of docs/firmware.md and exit (no download)")
     args = ap.parse_args()
+    arches = list(ARCHES) if args.arch == "all" else [args.arch]
     if args.markdown:
-        return markdown(os.path.join(ROOT, "configs/costs/linux-6.1-%s.json" % args.arch), args.arch)
-    arch = ARCHES[args.arch]
+        return markdown(arches)
+    if args.out and len(arches) > 1:
+        die("--out needs one --arch")
+    for name in arches:
+        measure_arch(name, args)
+
+
+def measure_arch(name, args):
+    arch, spec = ARCHES[name], SPECS[name]
     apt_ready(arch)
     abi = args.abi or newest_abi(arch)
     files = fetch(arch, abi)
-    objs = {"vmlinux": Objfile(files["vmlinux"], arch["tool"]), "fec": Objfile(files["fec"], arch["tool"]),
-            "mvneta": Objfile(files["mvneta"], arch["tool"])}
-    counter = Counter(objs, args.arch, SPEC)
+    objs = {k: Objfile(files[k], arch["tool"]) for k in ("vmlinux", "fec", "mvneta")}
+    counter = Counter(objs, name, spec)
     if args.trace:
-        for p in SPEC[args.trace].get("parts", ()):
+        for p in spec[args.trace].get("parts", ()):
             print("== %s %s owner=%s loop=%s lines=%s" % (p.obj, p.fn, p.owner, p.loop, p.lines))
             path, owner, inloop, _ = counter.walked(p)
             start = path[0].addr
@@ -520,36 +605,39 @@ def main():
         old = json.load(f)["paths"]
     with open(os.path.join(ROOT, "firmware/kernel/costs.h")) as f:
         keys = re.findall(r"X\((\w+)\)", f.read().split("#define FECSIM_COST_PATHS")[1].split("enum class")[0])
-    missing = [k for k in keys if k not in SPEC]
+    missing = [k for k in keys if k not in spec]
     if missing:
         die("no measurement rule for " + ", ".join(missing))
-    paths = {k: measure(counter, k, SPEC[k], old) for k in keys}
+    paths = {k: measure(counter, k, spec[k], old, name) for k in keys}
     doc = {
         "//": "Code-path instruction counts measured from Debian's compiled Linux %s (%s, package %s) by "
               "scripts/kernel-costs.py (make costs); docs/firmware.md \"Code-path costs\" gives the method and "
-              "its error. Do not edit by hand: re-run the tool." % (abi, args.arch, files["package"]),
+              "its error. Do not edit by hand: re-run the tool." % (abi, name, files["package"]),
         "//method": "likely-path walk: from the entry along fall-through and unconditional branches, conditional "
                     "branches not taken unless the modelled experiment takes them; a loop's body counted per "
                     "iteration under the per-iteration key; inlined callees attributed by the DWARF inline chain; "
-                    "MMIO accessors, barriers and DC instructions left out (the core model charges them).",
+                    "MMIO accessors, barriers and cache-line operations left out (the core model charges them).",
         "paths": paths,
     }
-    out = args.out or os.path.join(ROOT, "configs/costs/linux-6.1-%s.json" % args.arch)
+    out = args.out or os.path.join(ROOT, "configs/costs/linux-6.1-%s.json" % name)
     with open(out, "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
     print("kernel-costs: wrote %s (%d paths)" % (os.path.relpath(out, ROOT), len(paths)))
 
-
-def markdown(file, arch):
-    with open(file) as f:
-        paths = json.load(f)["paths"]
-    print("| path | measured (6.1 %s) | old estimate | functions | method |" % arch)
-    print("| --- | ---: | ---: | --- | --- |")
-    for key, e in paths.items():
+def markdown(arches):
+    tables = {}
+    for name in arches:
+        with open(os.path.join(ROOT, "configs/costs/linux-6.1-%s.json" % name)) as f:
+            tables[name] = json.load(f)["paths"]
+    first = tables[arches[0]]
+    print("| path | " + " | ".join("6.1 %s" % a for a in arches) + " | old estimate | functions (%s) | method (%s) |"
+          % (arches[0], arches[0]))
+    print("| --- | " + " | ".join("---:" for _ in arches) + " | ---: | --- | --- |")
+    for key, e in first.items():
         funcs = ", ".join("%s %d" % (f["name"], f["count"]) for f in e.get("functions", [])) or "—"
-        print("| `%s` | %d | %d | %s | %s |" % (key, e["instructions"], e["estimate_was"], funcs, e["method"]))
-
+        counts = " | ".join(str(tables[a][key]["instructions"]) for a in arches)
+        print("| `%s` | %s | %d | %s | %s |" % (key, counts, e["estimate_was"], funcs, e["method"]))
 
 if __name__ == "__main__":
     main()

@@ -64,7 +64,7 @@ TEST(costs, unknown_missing_and_malformed_keys_are_clear_errors) {
 // count is what its "functions" add up to (or their mean, for the paths that average alternatives).
 TEST(costs, measured_tables_load_and_add_up) {
     on_core_thread([] {
-        for (const char* name : {"linux-6.1-arm64.json"}) {
+        for (const char* name : {"linux-6.1-arm64.json", "linux-6.1-armhf.json"}) {
             const std::string file = std::string(FECSIM_SOURCE_CONFIG_DIR) + "/costs/" + name;
             const cost_table t = cost_table::load(file);
             std::ifstream in(file);
