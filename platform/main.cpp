@@ -187,8 +187,10 @@ int main(int argc, char** argv) {
             std::cerr << "fecsim: note: " << n.get<std::string>() << '\n';
         for (const auto& w : result["warnings"]) std::cerr << "fecsim: warning: " << w.get<std::string>() << '\n';
         if (!o.run.quiet) {
-            const std::string summary = result["generator"].value("final_summary", "");
-            if (!summary.empty()) std::printf("%s\n", summary.c_str());
+            for (const char* peer : {"generator", "bridge"}) {  // the bridge has its own on a switch port
+                const std::string summary = result.value(peer, nlohmann::json::object()).value("final_summary", "");
+                if (!summary.empty()) std::printf("%s\n", summary.c_str());
+            }
             const auto& sim = result["sim"];
             std::printf("simulated %.3f s in %.2f s wall (speed %.3f)%s%s\n", sim["simulated_s"].get<double>(),
                         sim["wall_s"].get<double>(), sim["speed"].get<double>(),

@@ -64,8 +64,8 @@ nlohmann::json run_simulation(const config& cfg, const run_options& opt) {
     chip.reset_stats();
     if (sampler) sampler->window_started();
     if (auto* bridge = chip.bridge(); bridge && !opt.quiet)  // a host tool can start now
-        std::fprintf(stderr, "fecsim: bridge ready: %s joined to the DUT's wire, %s pacing, %g s measured\n",
-                     bridge->socket().description().c_str(),
+        std::fprintf(stderr, "fecsim: bridge ready: %s on the %s port, %s pacing, %g s measured\n",
+                     bridge->socket().description().c_str(), bridge->params().port.c_str(),
                      bridge->params().realtime ? "realtime" : "as_fast_as_possible", duration_s);
     const uint64_t events_at_window = sim_stats::kernel_events;
     advance(chip, sc_core::sc_time(duration_s, sc_core::SC_SEC));

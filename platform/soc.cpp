@@ -125,13 +125,17 @@ void soc::build_address_map(const config& cfg) {
 void soc::build_network(const config& cfg, const soc_options& opt) {
     const config_view l = cfg.view("link");
     const bool flow_control = l.boolean("flow_control");
-    if (traffic::bridge_configured(cfg)) {  // the host is the generator
-        auto bridge = traffic::make_host_bridge("bridge", cfg);
-        bridge_ = bridge.get();
-        generator_ = std::move(bridge);
-    } else {
-        generator_ = traffic::make_generator("generator", cfg, flow_control);
+    // The wire bridge takes the generator's place, or a switch port of its own next to it.
+    const bool bridged = traffic::bridge_configured(cfg);
+    const bool bridge_on_switch = bridged && cfg.view("bridge").string("port") == "switch";
+    if (bridge_on_switch && l.string("topology") != "switch")
+        throw cfg.error_at("/bridge/port", "a switch port for the host needs link.topology switch");
+    if (bridged) {
+        bridge_owned_ = traffic::make_host_bridge("bridge", cfg);
+        bridge_ = bridge_owned_.get();
     }
+    if (bridged && !bridge_on_switch) generator_ = std::move(bridge_owned_);
+    else generator_ = traffic::make_generator("generator", cfg, flow_control);
     const net::link_params lp = net::link_params_from(l);
 
     // links_[0] always joins the DUT (side a) to its peer (side b): the capture point.
@@ -144,7 +148,7 @@ void soc::build_network(const config& cfg, const soc_options& opt) {
     } else {
         const net::switch_params sp = net::switch_params_from(l.section("switch"));
         if (auto problem = net::check(sp)) throw cfg.error_at("/link/switch/" + problem->key, problem->message);
-        switch_ = std::make_unique<net::eth_switch>("switch", sp, 2);
+        switch_ = std::make_unique<net::eth_switch>("switch", sp, bridge_on_switch ? 3 : 2);
         dut_link.bind(*fec_, switch_->port(0));
         switch_->attach(0, dut_link.end_b());
         links_.push_back(std::make_unique<net::link>("generator_link", lp));
@@ -152,6 +156,13 @@ void soc::build_network(const config& cfg, const soc_options& opt) {
         gen_link.bind(*generator_, switch_->port(1));
         generator_->connect(gen_link.end_a());
         switch_->attach(1, gen_link.end_b());
+        if (bridge_on_switch) {
+            links_.push_back(std::make_unique<net::link>("bridge_link", lp));
+            net::link& bridge_link = *links_[2];
+            bridge_link.bind(*bridge_, switch_->port(2));
+            bridge_->connect(bridge_link.end_a());
+            switch_->attach(2, bridge_link.end_b());
+        }
     }
 
     if (!opt.trace_path.empty()) {
@@ -291,6 +302,7 @@ void soc::reset_stats() {
     core_->reset_stats();
     fec_->reset_stats();
     generator_->reset_stats();
+    if (bridge_owned_) bridge_owned_->reset_stats();
     system_->reset_stats();
     // xdp1/xdp2's per-protocol map is not a window statistic (the tool reads it as it stands).
     last_proto_ = system_->xdp_proto_counts() ? *system_->xdp_proto_counts() : decltype(last_proto_){};
@@ -320,6 +332,11 @@ nlohmann::json soc::report(double window_s) const {
     j["generator"]["final_summary"] = generator_->final_summary();  // what the tool prints when stopped
     links_[0]->report(j["link"]["dut"]);
     if (links_.size() > 1) links_[1]->report(j["link"]["generator"]);
+    if (bridge_owned_) {  // on a switch port of its own
+        bridge_owned_->report(j["bridge"]);
+        j["bridge"]["final_summary"] = bridge_owned_->final_summary();
+        links_[2]->report(j["link"]["bridge"]);
+    }
     if (switch_) switch_->report(j["link"]["switch"]);
 
     system_->report(j);

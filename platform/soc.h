@@ -67,7 +67,7 @@ public:
     cpu::core& core0() { return *core_; }
     cpu::coherency_checker& checker() { return *checker_; }
     traffic::generator& generator() { return *generator_; }
-    // The wire bridge standing in the generator's place (bridge.tap / bridge.udp), or null.
+    // The wire bridge (bridge.tap / bridge.udp) in the generator's place or on a switch port, or null.
     traffic::host_bridge* bridge() { return bridge_; }
 
 private:
@@ -94,7 +94,8 @@ private:
     const config* cfg_ = nullptr;  // for errors found while running
 
     std::unique_ptr<traffic::generator> generator_;
-    traffic::host_bridge* bridge_ = nullptr;  // generator_ when the host is the peer
+    traffic::host_bridge* bridge_ = nullptr;                // generator_, or bridge_owned_ on a switch port
+    std::unique_ptr<traffic::host_bridge> bridge_owned_;    // bridge.port switch
     std::vector<std::unique_ptr<net::link>> links_;  // [0] is the DUT's own link
     std::unique_ptr<net::eth_switch> switch_;
     std::unique_ptr<traffic::pcap_writer> capture_;

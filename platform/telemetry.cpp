@@ -232,8 +232,9 @@ void telemetry_sampler::sample() {
              {"socket_drops", "/dut/stack/socket_drops"},
              {"switch_tail_drops", "/link/switch/tail_drops"}})
         j["drops"][name] = uint64_t(count_at(report, pointer));
-    if (report["generator"].contains("lost"))  // the wire bridge's losses, since the run started
-        for (auto& [cause, n] : report["generator"]["lost"].items()) j["drops"]["bridge_" + cause] = n;
+    for (const char* where : {"generator", "bridge"})  // the wire bridge's losses, since the run started
+        if (report.contains(where) && report[where].contains("lost"))
+            for (auto& [cause, n] : report[where]["lost"].items()) j["drops"]["bridge_" + cause] = n;
     j["lines"] = std::move(lines_);
     lines_.clear();
     server_.publish(j.dump());

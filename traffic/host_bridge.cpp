@@ -100,10 +100,7 @@ void host_bridge::inject() {
 }
 
 void host_bridge::frame_arrived(net::frame_ptr f) {
-    if (f->size() >= 18 && f->data()[12] == 0x88 && f->data()[13] == 0x08) {
-        ++pause_frames_;  // MAC control: the host's MAC would consume it, it does not reach software
-        return;
-    }
+    if (pause_.handle(*f, tx_->speed_mbps())) return;  // the host's MAC consumes it: no software sees it
     if (f->size() < min_frame_no_fcs + net::fcs_bytes || !net::fcs_ok(*f))
         return socket_->lost(bridge_loss::bad_fcs, "a " + std::to_string(f->size()) + "-byte frame from the DUT");
     ++rx_frames_;
@@ -130,7 +127,7 @@ void host_bridge::pace() {
 }
 
 void host_bridge::reset_stats() {
-    tx_frames_ = rx_frames_ = pause_frames_ = 0;
+    tx_frames_ = rx_frames_ = pause_.received = 0;
     measuring_ = true;
     max_lag_s_ = 0;
 }
@@ -138,10 +135,11 @@ void host_bridge::reset_stats() {
 void host_bridge::report(nlohmann::json& j) const {
     j["kind"] = p_.kind;
     j["host"] = socket_->description();
+    j["port"] = p_.port;
     j["pacing"] = p_.realtime ? "realtime" : "as_fast_as_possible";
     j["tx_frames"] = tx_frames_;  // window: into the simulated wire
     j["rx_frames"] = rx_frames_;  // window: out of it, to the host
-    j["pause_frames_received"] = pause_frames_;
+    j["pause_frames_received"] = pause_.received;
     // Since the run started: everything the host side saw, including the warm-up.
     j["frames_from_host"] = socket_->frames_from_host();
     j["frames_to_host"] = socket_->frames_to_host();
@@ -172,6 +170,7 @@ std::string host_bridge::final_summary() const {
 std::unique_ptr<host_bridge> make_host_bridge(const char* name, const config& cfg) {
     const config_view b = cfg.view("bridge");
     host_bridge_params p;
+    p.port = b.string("port");
     p.realtime = b.string("pacing") == "realtime";
     p.quantum = sc_time(b.number("quantum_us"), sc_core::SC_US);
     p.queue_frames = size_t(b.integer("queue_frames"));

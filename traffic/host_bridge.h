@@ -1,6 +1,6 @@
 // The wire bridge: a port of the simulated network whose far end is the host (a TAP device or
-// a UDP peer, traffic/host_socket.h), so a real tool on Linux is the traffic peer. It stands
-// where the generator stands and implements the generator interface.
+// a UDP peer, traffic/host_socket.h), so a real tool on Linux is a traffic peer. It implements
+// the generator interface: it takes the generator's place, or a switch port of its own.
 //
 // Host frames arrive on the bridge's I/O thread and cross into SystemC through a bounded,
 // locked queue and async_request_update(); the simulation never runs on that thread. The FCS
@@ -32,6 +32,7 @@ namespace fecsim::traffic {
 
 struct host_bridge_params {
     std::string kind;  // "tap" or "udp"
+    std::string port;  // bridge.port: "generator" or "switch"
     bool realtime = true;
     sc_core::sc_time quantum{100, sc_core::SC_US};  // realtime: how often simulated and wall time are matched
     size_t queue_frames = 1024;                      // per direction
@@ -99,7 +100,8 @@ private:
     host_socket::clock::time_point wall_zero_;  // wall time at simulated time 0
     double max_lag_s_ = 0;  // in the measurement window
     bool measuring_ = false, lag_reported_ = false;
-    uint64_t tx_frames_ = 0, rx_frames_ = 0, pause_frames_ = 0;  // window
+    pause_state pause_{false};                 // counts the DUT's PAUSE frames, honours none
+    uint64_t tx_frames_ = 0, rx_frames_ = 0;  // window
 };
 
 // Builds the bridge bridge.tap or bridge.udp asks for; a device or socket that cannot be

@@ -274,6 +274,39 @@ TEST(bridge_udp, a_peer_that_disappears_is_counted_and_one_that_comes_back_is_se
     EXPECT_EQ(count_of(r.err(), "frame lost, peer_unreachable"), 1u) << r.err();
 }
 
+TEST(bridge_udp, on_a_switch_port_of_its_own_next_to_the_generator_as_fast_as_possible) {
+    const std::vector<bytes> frames = make_frames(100);
+    udp_peer peer;
+    const fs::path out = fs::temp_directory_path() / ("fecsim-bridge-r4-" + std::to_string(::getpid()) + ".json");
+    run r(bridge_args(peer, out, {"--set", "link.topology=switch", "--set", "bridge.port=switch", "--set",
+                                  "bridge.pacing=as_fast_as_possible", "--set", "generator.pktgen=[\"ratep 2000\"]"}));
+    const uint16_t fecsim_port = await_bridge(r);
+    ASSERT_NE(fecsim_port, 0);
+    std::vector<bytes> back;
+    size_t others = 0;  // the generator's frames the switch floods before it has learned the DUT's MAC
+    std::thread receiver([&] {
+        bytes b;
+        while (back.size() < frames.size() && peer.receive(b, 3000)) {
+            if (std::equal(b.begin(), b.begin() + 6, frames[0].begin() + 6)) back.push_back(b);
+            else ++others;
+        }
+    });
+    for (const bytes& f : frames) peer.send_to(fecsim_port, f);
+    receiver.join();
+    ASSERT_EQ(r.wait(), 0) << r.err();
+    ASSERT_EQ(back.size(), frames.size()) << r.err();
+    for (size_t i = 0; i < frames.size(); ++i) ASSERT_EQ(back[i], macs_swapped(frames[i])) << "frame " << i;
+    const auto j = result_of(out);
+    fs::remove(out);
+    EXPECT_EQ(j["bridge"]["port"], "switch");
+    EXPECT_EQ(j["bridge"]["frames_from_host"], 100);
+    EXPECT_EQ(j["bridge"]["lost_total"], 0);
+    EXPECT_EQ(j["bridge"]["frames_to_host"].get<size_t>(), back.size() + others);
+    EXPECT_EQ(j["link"]["bridge"]["a_to_b"]["frames"], 100);          // host -> switch
+    EXPECT_NEAR(j["rates"]["generator_tx_pps"].get<double>(), 64000, 100);  // the generator ran all along
+    EXPECT_NE(r.out().find("bridge udp"), std::string::npos) << r.out();
+}
+
 TEST(bridge_udp, bad_bridge_and_listen_settings_are_one_line_and_exit_2) {
     struct row {
         std::vector<std::string> args;
@@ -285,6 +318,8 @@ TEST(bridge_udp, bad_bridge_and_listen_settings_are_one_line_and_exit_2) {
              {{"--udp-bridge", "127.0.0.1:0"}, "/bridge/udp: the peer's port must not be 0"},
              {{"--udp-bridge", "127.0.0.1:9", "--tap", "fsim0"}, "/bridge/udp: the generator's port joins either"},
              {{"--tap", "a-name-far-too-long"}, "/bridge/tap: interface name must have 1 to 15 characters"},
+             {{"--udp-bridge", "127.0.0.1:9", "--set", "bridge.port=switch", "--set", "link.topology=direct"},
+              "/bridge/port: a switch port for the host needs link.topology switch"},
              {{"--listen", "192.0.2.1:9"}, "/telemetry/listen: 192.0.2.1 is not a loopback address"},
              {{"--listen", "127.0.0.1:99999"}, "/telemetry/listen: port \"99999\" is not a number"},
          }) {
