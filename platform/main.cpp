@@ -126,9 +126,11 @@ int list_configs() {
     return 0;
 }
 
-// Studies over many runs and readers of result files have their own command lines.
+// Studies over many runs, readers of result files and the live view of a run have their own
+// command lines.
 int study_command(const std::string& command, const std::vector<std::string>& args) {
     namespace fs = std::filesystem;
+    if (command == "watch") return fecsim::watch_main(args);
     if (command == "sweep") return fecsim::sweep::sweep_main(args, fs::read_symlink("/proc/self/exe").string());
     if (command == "collect") return fecsim::sweep::collect_main(args);
     if (command == "stats") return fecsim::inspect::stats_main(args);
@@ -139,7 +141,6 @@ int study_command(const std::string& command, const std::vector<std::string>& ar
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc >= 2 && std::string(argv[1]) == "watch") return fecsim::watch_main({argv + 2, argv + argc});
     if (argc > 1) {
         const int rc = study_command(argv[1], std::vector<std::string>(argv + 2, argv + argc));
         if (rc >= 0) return rc;
