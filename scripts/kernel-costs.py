@@ -375,6 +375,8 @@ TAKES = {
         "rx_error": (0x1ac,),
         "xdp_tx": ((0x294, 3), 0x6c4),  # mvneta_run_xdp's switch: XDP_TX; frame sent
         "xmit": (0x50,),
+        "sync_cpu": (0x44, 0xbc), "sync_dev": (0x3c, 0xb8),
+        "dev_to_cpu": (0x98,),  # less than a page: no PG_dcache_clean marking
     },
 }
 RX_NAPI = dict(take="rx_napi")
@@ -501,14 +503,15 @@ REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_coll
                       "fec_enet_tx", "fec_enet_tx_queue", "fec_enet_tx_queue_bd", "fec_enet_rx_skb",
                       "bpf_prog_run_xdp", "fec_enet_run_xdp", "xdp_convert_buff_to_frame", "fec_enet_xdp_tx_xmit",
                       "fec_enet_txq_xmit_frame", "fec_txq_trigger_xmit", "fec_enet_start_xmit",
-                      "fec_enet_txq_submit_skb", "dcache_by_line_op", "dcache_by_line_iter"}}
+                      "fec_enet_txq_submit_skb", "dcache_by_line_op", "dcache_by_line_iter", "dma_sync_single"}}
 for _k in ("xdp_prog_pass", "xdp_prog_drop", "xdp_prog_tx", "xdp_prog_parse", "xdp_prog_count",
            "xdp_prog_swap_macs", "xdp_prog_redirect"):
     SPEC[_k] = dict(estimate="a JITed XDP program: no package ships its JITed image")
 
 # ARMv7 (i.MX6SX: Cortex-A9, GIC v2, PL310 outer cache): the same generic code, other entry,
 # DMA cache maintenance through arch/arm/mm (dma-mapping.c, cache-v7.S, cache-l2x0.c)
-ARM_SYNC_CPU = [Part(V, "arch_sync_dma_for_cpu"), Part(V, "__dma_page_dev_to_cpu"), Part(V, "dma_cache_maint_page"),
+ARM_SYNC_CPU = [Part(V, "arch_sync_dma_for_cpu"), Part(V, "__dma_page_dev_to_cpu", take="dev_to_cpu"),
+                Part(V, "dma_cache_maint_page"),
                 Part(V, "v7_dma_unmap_area")]
 ARM_SYNC_DEV = [Part(V, "arch_sync_dma_for_device"), Part(V, "__dma_page_cpu_to_dev"),
                 Part(V, "dma_cache_maint_page"), Part(V, "v7_dma_map_area")]
@@ -519,9 +522,9 @@ SPEC_ARMHF = dict(SPEC, **{
         Part(V, "__irq_resolve_mapping"), Part(V, "handle_fasteoi_irq"), Part(V, "handle_irq_event"),
         Part(V, "__handle_irq_event_percpu"), Part(V, "irq_exit"), Part(V, "__irq_exit_rcu")],
         note="SVC-mode IRQ vector entry/exit, GIC v2 acknowledge/EOI, irq domain lookup, fasteoi flow, action dispatch"),
-    "dma_sync_single": dict(mean=True, parts=[Part(V, "dma_sync_single_for_cpu", group="cpu")] +
-                            [Part(p.obj, p.fn, group="cpu") for p in ARM_SYNC_CPU] +
-                            [Part(V, "dma_sync_single_for_device", group="dev")] +
+    "dma_sync_single": dict(mean=True, parts=[Part(V, "dma_sync_single_for_cpu", take="sync_cpu", group="cpu")] +
+                            [Part(p.obj, p.fn, take=p.take, group="cpu") for p in ARM_SYNC_CPU] +
+                            [Part(V, "dma_sync_single_for_device", take="sync_dev", group="dev")] +
                             [Part(p.obj, p.fn, group="dev") for p in ARM_SYNC_DEV],
                             note="mean of the sync for the CPU and for the device: DMA API, dma-direct, "
                                  "arch_sync_dma_*, __dma_page_*, dma_cache_maint_page, v7_dma_*_area"),
