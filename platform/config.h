@@ -76,9 +76,9 @@ public:
     config_error error_at(const std::string& pointer, const std::string& message) const;
     config_error error_at(const param_error& e) const;
 
-private:
     std::string origin_of(const std::string& pointer) const;  // file or "--set ..." of a value
 
+private:
     nlohmann::json tree_;
     std::map<std::string, std::string> origin_;  // JSON pointer -> file or "--set ..."
 };

@@ -61,7 +61,7 @@ pcap_replay_params pcap_replay_params_from(const config& cfg, bool flow_control)
     if (p.path.empty())
         throw cfg.error_at(param_error(std::vector<std::string>{"generator.kind", "generator.pcap_file"},
                                        "generator.kind pcap needs a capture file (generator.pcap_file)"));
-    p.path = resolve_config_path(p.path);
+    p.path = resolve_config_path(cfg, "/generator/pcap_file");
     for (auto [key, mac] : {std::pair{"dst_mac", &p.dst_mac}, std::pair{"src_mac", &p.src_mac}}) {
         const std::string& text = g.string(std::string("pcap.") + key);
         if (text.empty()) continue;

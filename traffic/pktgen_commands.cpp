@@ -365,11 +365,16 @@ std::vector<std::string> sample03_commands(std::string_view options) {
     return c;
 }
 
-std::string resolve_config_path(const std::string& path) {
+std::string resolve_config_path(const config& cfg, const std::string& pointer) {
     namespace fs = std::filesystem;
-    if (path.empty() || fs::path(path).is_absolute() || fs::exists(path)) return path;
-    const fs::path alt = fs::path(config::default_config_dir()) / path;
-    return fs::exists(alt) ? alt.string() : path;
+    const std::string path = cfg.tree().at(nlohmann::json::json_pointer(pointer)).get<std::string>();
+    std::error_code ec;
+    if (path.empty() || fs::path(path).is_absolute() || fs::exists(path, ec)) return path;
+    const std::string origin = cfg.origin_of(pointer);  // an experiment file, or "--set ..." (the working directory)
+    for (const fs::path& base : {origin.rfind("--set ", 0) == 0 ? fs::path() : fs::path(origin).parent_path(),
+                                 fs::path(config::default_config_dir())})
+        if (!base.empty() && fs::exists(base / path, ec)) return (base / path).string();
+    return path;
 }
 
 pktgen_params pktgen_params_from(const config& cfg) {
@@ -388,7 +393,7 @@ pktgen_params pktgen_params_from(const config& cfg) {
     const std::string& file = g.string("pktgen_file");
     if (!file.empty()) {
         try {
-            apply_pktgen_file(p, resolve_config_path(file));
+            apply_pktgen_file(p, resolve_config_path(cfg, "/generator/pktgen_file"));
         } catch (const pktgen_command_error& e) {
             const std::string msg = e.what();
             // "cannot open" has no line: point at the key that named the file.

@@ -96,8 +96,10 @@ std::optional<uint32_t> parse_ipv4(std::string_view s);
 std::string format_mac(const mac_addr& m);
 std::string format_ipv4(uint32_t a);
 
-// Resolves a file named in a configuration: as given when it exists (absolute or relative to
-// the working directory), else relative to the configuration directory.
-std::string resolve_config_path(const std::string& path);
+// Resolves the file named by the string at `pointer` of a configuration: as given when it exists
+// (absolute or relative to the working directory), else relative to the experiment file that
+// named it (so an experiment and its capture or script can live together anywhere), else
+// relative to the configuration directory.
+std::string resolve_config_path(const config& cfg, const std::string& pointer);
 
 }  // namespace fecsim::traffic

@@ -80,11 +80,15 @@ TEST(install, make_install_gives_a_tool_that_finds_its_configs_and_runs_experime
     const fs::path mine = s.dir / "work";
     fs::create_directories(mine);
     std::ofstream(mine / "small-frames.json") << R"({"platform": "imx8mp", "description": "mine",
-        "warmup_s": 0.002, "duration_s": 0.001, "generator": {"sample03": "-m 00:04:9f:07:9f:01"}})";
-    const outcome run = shell("cd " + mine.string() + " && " + fecsim + " run small-frames.json --quiet --out r.json");
+        "warmup_s": 0.002, "duration_s": 0.001, "generator": {"sample03": "-m 00:04:9f:07:9f:01",
+        "pktgen_file": "size.pg"}})";
+    std::ofstream(mine / "size.pg") << "PGDEV=/proc/net/pktgen/eth0\npgset \"pkt_size 124\"\n";
+    // From another directory: the script is found next to the experiment that names it.
+    const outcome run = shell("cd " + s.dir.string() + " && " + fecsim + " run work/small-frames.json --quiet --out r.json");
     ASSERT_EQ(run.status, 0) << run.err;
-    const auto r = nlohmann::json::parse(std::ifstream(mine / "r.json"));
+    const auto r = nlohmann::json::parse(std::ifstream(s.dir / "r.json"));
     EXPECT_GT(r["rates"]["xdp_prog_pps"].get<double>(), 0);
+    EXPECT_EQ(r["generator"]["tx_bytes"].get<double>() / r["generator"]["tx_frames"].get<double>(), 128.0);
 
     // FECSIM_CONFIG_DIR points it at another tree.
     const fs::path other = s.dir / "other";
