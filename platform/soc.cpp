@@ -106,6 +106,7 @@ void soc::build_address_map(const config& cfg) {
         reg.target = r.at("target");
         reg.offset = parse_address(r.at("offset_bytes"));
         reg.latency_ns = r.at("latency_ns");
+        reg.write_ack_ns = r.at("write_ack_ns");
         if (reg.target == "ddr" && (reg.offset >= ddr_size || reg.size > ddr_size - reg.offset))
             throw cfg.error_at(where, "region '" + reg.name + "' extends past the end of DDR (" +
                                           std::to_string(ddr_size) + " bytes)");

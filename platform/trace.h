@@ -76,6 +76,7 @@ public:
     void prefetch(cpu::addr_t a) override { c_.prefetch(a); }
     void dmb() override { c_.dmb(); }
     void dsb() override { c_.dsb(); }
+    void store_release(cpu::addr_t a, size_t len) override { c_.store_release(a, len); }
     void dc_cvac(cpu::addr_t a) override { c_.dc_cvac(a); }
     void dc_ivac(cpu::addr_t a) override { c_.dc_ivac(a); }
     void dc_civac(cpu::addr_t a) override { c_.dc_civac(a); }

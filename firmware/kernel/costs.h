@@ -19,7 +19,7 @@ namespace fecsim::firmware {
     X(fec_enet_tx_queue) X(fec_enet_tx_queue_bd)                                                      \
     /* DMA API */                                                                                     \
     X(dma_sync_single) X(dma_map_single) X(dma_unmap_single) X(dcache_by_line_op)                     \
-    X(dcache_by_line_iter) X(outer_cache_range) X(outer_cache_line)                                   \
+    X(outer_cache_range) X(outer_cache_line)                                   \
     /* page allocator, slab, page_frag */                                                             \
     X(alloc_pages) X(free_pages) X(kmem_cache_alloc) X(kmem_cache_free) X(page_frag_alloc)            \
     X(page_frag_free)                                                                                 \

@@ -8,16 +8,12 @@ net_device::net_device(kernel& k, std::string n, int num_tx_queues) : name(std::
     for (auto& q : txq_) q.sim = k_.kmalloc(64);
 }
 
-// spin_lock on the queue's _xmit_lock: an exclusive load/store pair on its line.
-void net_device::__netif_tx_lock(int q) {
-    k_.core.touch(txq_[q].sim, 8, true);
-    k_.core.dmb();  // acquire
-}
+// spin_lock on the queue's _xmit_lock: an exclusive load-acquire/store pair on its line (an
+// acquire holds back later accesses only, which an in-order core does anyway: no wait).
+void net_device::__netif_tx_lock(int q) { k_.core.touch(txq_[q].sim, 8, true); }
 
-void net_device::__netif_tx_unlock(int q) {
-    k_.core.dmb();  // release
-    k_.core.touch(txq_[q].sim, 8, true);
-}
+// spin_unlock: a store-release, which waits for every earlier write to be acknowledged.
+void net_device::__netif_tx_unlock(int q) { k_.core.store_release(txq_[q].sim, 8); }
 
 // txq_trans_cond_update: trans_start = jiffies when it changed.
 void net_device::txq_trans_cond_update(int q) { k_.core.touch(txq_[q].sim + 16, 8, true); }

@@ -95,6 +95,8 @@ core_params core_params_from(const config_view& v) {
     p.outer_cache = v.boolean("outer_cache.enabled");
     p.outer_line_op_ns = v.number("outer_cache.line_op_ns");
     p.outer_sync_ns = v.number("outer_cache.sync_ns");
+    for (const auto& e : v.at("errata"))
+        if (e == "855873") p.erratum_855873 = true;  // the schema admits no other value
     // Geometry the schema cannot check: a power-of-two number of sets of whole lines.
     for (const auto& [level, c] : {std::pair<const char*, const cache_params&>{"l1d", p.l1d}, {"l2", p.l2}}) {
         const uint64_t way_bytes = uint64_t(c.ways) * p.line_bytes;
@@ -157,6 +159,7 @@ core::~core() = default;
 
 // Unbound interrupt inputs read low instead of failing elaboration.
 void core::before_end_of_elaboration() {
+    for (const mem::region& r : map_.regions()) write_ack_.emplace_back(r.write_ack_ns, SC_NS);  // the map is complete
     for (auto& line : irq) {
         if (line.bind_count() != 0) continue;
         irq_ties_.push_back(std::make_unique<sc_core::sc_signal<bool>>(
@@ -234,14 +237,14 @@ void core::store(addr_t a, const void* src, size_t len) {
         ++stats_.uncached_writes;
         for (size_t off = 0; off < len;) {  // one write-buffer entry per line-sized burst
             const size_t n = std::min<size_t>(len - off, p_.line_bytes - ((a + off) & (p_.line_bytes - 1)));
-            posted_write(a + off, static_cast<const uint8_t*>(src) + off, n, cost::uncached);
+            posted_write(r, a + off, static_cast<const uint8_t*>(src) + off, n, cost::uncached);
             off += n;
         }
         break;
     case mem::mem_attr::device:
         ++stats_.mmio_writes;
         sync();
-        posted_write(a, src, len, cost::mmio);
+        posted_write(r, a, src, len, cost::mmio);
         break;
     }
     maybe_sync();
@@ -265,7 +268,7 @@ void core::touch(addr_t a, size_t len, bool write) {
             if (write) {  // rewrite the bytes memory holds: timing without changing data
                 functional(a + off, scratch_.data(), n, false);
                 ++stats_.uncached_writes;
-                posted_write(a + off, scratch_.data(), n, cost::uncached);
+                posted_write(r, a + off, scratch_.data(), n, cost::uncached);
             } else {
                 ++stats_.uncached_reads;
                 uncached_read(a + off, scratch_.data(), n);
@@ -494,10 +497,22 @@ void core::outer_sync() {
     maybe_sync();
 }
 
+// DMB: an in-order core cannot let a later access overtake an earlier write, and across AXI
+// slaves only the earlier write's response orders them: it waits until every posted write is
+// acknowledged (docs/models/cpu.md, "Barriers"). Maintenance is not waited for (only DSB
+// guarantees its completion).
 void core::dmb() {
     ++stats_.dmbs;
     charge(cost::barrier, dmb_);
+    wait_until(posted_done_, cost::barrier);
     maybe_sync();
+}
+
+// STLR (spin_unlock): ordered after every earlier access, as a DMB is, then the store itself.
+void core::store_release(addr_t a, size_t len) {
+    ++stats_.releases;
+    wait_until(posted_done_, cost::barrier);
+    touch(a, len, true);
 }
 
 // DSB SY: waits for outstanding maintenance (charged as cache_maint) and posted writes.
@@ -605,10 +620,12 @@ void core::make_room(cost c) {
     --wbuf_count_;
 }
 
-void core::posted_write(addr_t a, const void* src, size_t len, cost c) {
+// The write travels to its target (bus(), which books the DDR or reaches the device); the core
+// sees it complete when the interconnect acknowledges it (the region's write_ack_ns).
+void core::posted_write(const mem::region& r, addr_t a, const void* src, size_t len, cost c) {
     make_room(c);
-    const sc_time done =
-        sim_time() + bus(tlm::TLM_WRITE_COMMAND, a, const_cast<void*>(src), len, qk_.get_local_time());
+    bus(tlm::TLM_WRITE_COMMAND, a, const_cast<void*>(src), len, qk_.get_local_time());
+    const sc_time done = now() + write_ack_[static_cast<size_t>(&r - map_.regions().data())];
     const size_t tail = wbuf_head_ + wbuf_count_++;  // < 2 * size: one wrap at most (no division)
     wbuf_[tail < wbuf_.size() ? tail : tail - wbuf_.size()] = done;
     posted_done_ = std::max(posted_done_, done);
@@ -751,7 +768,7 @@ void core::report(nlohmann::json& out) const {
         {"l1_writebacks", s.l1_writebacks},   {"l2_writebacks", s.l2_writebacks},
         {"uncached_reads", s.uncached_reads}, {"uncached_writes", s.uncached_writes},
         {"mmio_reads", s.mmio_reads},         {"mmio_writes", s.mmio_writes},
-        {"write_buffer_stalls", s.write_buffer_stalls},
+        {"write_buffer_stalls", s.write_buffer_stalls}, {"releases", s.releases},
         {"line_ops", s.line_ops},             {"maint_writebacks", s.maint_writebacks},
         {"discarded_dirty", s.discarded_dirty},
         {"dmbs", s.dmbs},                     {"dsbs", s.dsbs},

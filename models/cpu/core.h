@@ -56,6 +56,9 @@ struct core_params {
     bool outer_cache = false;           // ARMv7 + PL310: DC ops stop at L1, L2 maintained by PA
     double outer_line_op_ns = 0;        // one PL310 line operation by PA (register write)
     double outer_sync_ns = 0;           // PL310 CACHE_SYNC with nothing outstanding
+    // Cortex-A53 erratum 855873 workaround (CPUACTLR_EL1.ENDCCASCI, set by TF-A on i.MX8M):
+    // every DC CVAC executes as DC CIVAC, so a cleaned line is also invalidated.
+    bool erratum_855873 = false;
 };
 
 // Reads the (schema-validated) `cpu` section. Geometry the schema cannot check (a
@@ -77,7 +80,7 @@ struct core_stats {
     uint64_t line_ops = 0;        // DC CVAC/IVAC/CIVAC and PL310 line operations
     uint64_t maint_writebacks = 0;  // dirty lines written to DDR by maintenance
     uint64_t discarded_dirty = 0;   // dirty lines dropped by an invalidate
-    uint64_t dmbs = 0, dsbs = 0, outer_syncs = 0;
+    uint64_t dmbs = 0, dsbs = 0, releases = 0, outer_syncs = 0;
     uint64_t irqs = 0, instructions = 0;
 };
 
@@ -112,7 +115,8 @@ public:
     void prefetch(addr_t a) override;
     void dmb() override;
     void dsb() override;
-    void dc_cvac(addr_t a) override { line_op(a, true, false); }
+    void store_release(addr_t a, size_t len) override;
+    void dc_cvac(addr_t a) override { line_op(a, true, p_.erratum_855873); }
     void dc_ivac(addr_t a) override { line_op(a, false, true); }
     void dc_civac(addr_t a) override { line_op(a, true, true); }
     uint32_t cache_line_bytes() const override { return p_.line_bytes; }
@@ -193,7 +197,7 @@ private:
     // uncached / device path
     sc_core::sc_time bus(tlm::tlm_command cmd, addr_t a, void* data, size_t len, sc_core::sc_time delay);
     void uncached_read(addr_t a, void* dst, size_t len);
-    void posted_write(addr_t a, const void* src, size_t len, cost c);
+    void posted_write(const mem::region& r, addr_t a, const void* src, size_t len, cost c);
     void make_room(cost c);
 
     void charge(cost c, const sc_core::sc_time& t) {
@@ -214,6 +218,7 @@ private:
     double period_ns_;
     sc_core::sc_time l1_hit_, l2_hit_, evict_wb_, posted_, dmb_, dsb_, maint_absent_, maint_clean_, maint_dirty_;
     sc_core::sc_time irq_entry_, irq_exit_, outer_line_, outer_sync_;
+    std::vector<sc_core::sc_time> write_ack_;  // per region of the map, in map_.regions() order
     // exec() costs by instruction count: code paths repeat a few dozen counts, and building an
     // sc_time from a double is a library call (same value as cycles(), computed once per count).
     struct exec_cost {

@@ -53,6 +53,9 @@ public:
     // --- barriers (arm64): DMB orders, DSB also waits for posted writes and maintenance.
     virtual void dmb() = 0;
     virtual void dsb() = 0;
+    // A store-release (STLR, as spin_unlock issues it): waits for every earlier write to be
+    // acknowledged, as DMB does, then stores to [a, a+len) (cacheable).
+    virtual void store_release(addr_t a, size_t len) = 0;
     // The kernel's macros as arm64 defines them.
     void mb() { dsb(); }
     void rmb() { dsb(); }

@@ -54,10 +54,27 @@ void ddr::poke(uint64_t addr, const void* src, size_t len) {
 sc_time ddr::access(const sc_time& arrival, size_t bytes, bool is_write) {
     const uint64_t bursts = std::max<uint64_t>(
         1, burst_shift_ >= 0 ? (bytes + p_.burst_bytes - 1) >> burst_shift_ : (bytes + p_.burst_bytes - 1) / p_.burst_bytes);
-    const sc_time start = std::max(arrival, busy_until_);
     const sc_time transfer =
         bursts < transfer_time_.size() ? transfer_time_[bursts] : burst_time_ * static_cast<double>(bursts);
-    busy_until_ = start + transfer;
+    const sc_time& now = sim_time();
+    // Forget transfers that ended before now; the rest stay sorted by start.
+    size_t gone = 0;
+    while (gone < booked_.size() && booked_[gone].end <= now) ++gone;
+    if (gone) booked_.erase(booked_.begin(), booked_.begin() + static_cast<std::ptrdiff_t>(gone));
+    // Wait for whatever occupies the bus at the start time, until nothing does. Bookings that
+    // start later stay where they are (they were answered already).
+    sc_time start = arrival;
+    for (bool moved = true; moved;) {
+        moved = false;
+        for (const booking& b : booked_) {
+            if (b.start > start) break;
+            if (b.end > start) start = b.end, moved = true;
+        }
+    }
+    const sc_time end = start + transfer;
+    auto at = booked_.end();
+    while (at != booked_.begin() && std::prev(at)->start > start) --at;
+    booked_.insert(at, booking{start, end});
     stats_.busy += transfer;
     stats_.queueing += start - arrival;
     if (is_write) ++stats_.writes, stats_.bytes_written += bytes;

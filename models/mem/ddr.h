@@ -1,6 +1,7 @@
-// DDR memory controller + DRAM: sparse simulated physical memory with a latency and a
-// "busy-until" data-bus occupancy model. Concurrent requesters (CPU misses, FEC DMA) queue
-// behind each other on the data bus.
+// DDR memory controller + DRAM: sparse simulated physical memory with a latency and a data-bus
+// occupancy model. Concurrent requesters (CPU misses, FEC DMA) queue behind each other on the
+// data bus in the order of their simulated timestamps, not of their calls: with temporal
+// decoupling a core issues requests ahead of SystemC time (docs/models/mem.md).
 #pragma once
 
 #include <systemc>
@@ -43,7 +44,10 @@ public:
     void poke(uint64_t addr, const void* src, size_t len);
 
     // Bus occupancy of one access of `bytes` arriving at `arrival`: returns the delay from
-    // arrival to completion (queueing + latency + transfer) and books the bus.
+    // arrival to completion (queueing + latency + transfer) and books the bus. The access waits
+    // only for transfers that occupy the bus at its own timestamp (and, in a chain, at the
+    // moment each of those ends); a transfer booked earlier by a call but starting later in
+    // simulated time does not delay it.
     sc_core::sc_time access(const sc_core::sc_time& arrival, size_t bytes, bool is_write);
 
     static constexpr uint64_t chunk_bytes = 64 * 1024;  // allocation and DMI granule
@@ -61,7 +65,12 @@ private:
     // burst_time_ * n for the burst counts of lines and frames, computed once (same rounding).
     std::array<sc_core::sc_time, 64> transfer_time_;
     int burst_shift_ = -1;  // log2(burst_bytes) when a power of two: no division per access
-    sc_core::sc_time busy_until_ = sc_core::SC_ZERO_TIME;
+    // Booked transfers [start, end), by start; those ended before SystemC time are dropped
+    // (no request can arrive before the current time).
+    struct booking {
+        sc_core::sc_time start, end;
+    };
+    std::vector<booking> booked_;
     std::vector<std::unique_ptr<uint8_t[]>> chunks_;  // allocated on first touch
     ddr_stats stats_;
 };

@@ -32,6 +32,10 @@ struct region {
     std::string target;       // name of the target port it decodes to
     uint64_t offset = 0;      // target-local address of `base`
     double latency_ns = 0;    // fabric latency added to every access of this range
+    // When a posted write to this range is acknowledged to the CPU (Normal-NC and Device-nGnRE
+    // writes are early-acknowledged by the interconnect, before they reach the target): what
+    // a barrier waiting for the write sees. The write itself still arrives after latency_ns.
+    double write_ack_ns = 0;
     bool contains(uint64_t a) const { return a >= base && a - base < size; }
 };
 

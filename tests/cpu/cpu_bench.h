@@ -23,6 +23,8 @@ using sc_core::SC_NS;
 
 constexpr uint64_t dram_base = 0x40000000, nc_base = 0x43000000, regs_base = 0x30be0000;
 constexpr double fabric_ns = 20, regs_fabric_ns = 150, reg_latency_ns = 10;
+// Posted-write acknowledgements (Normal-NC, Device): distinct from every arrival latency above.
+constexpr double nc_write_ack_ns = 36, regs_write_ack_ns = 30;
 
 // Records when (SystemC time + annotated delay) each register access arrives.
 struct reg_device : sc_core::sc_module {
@@ -90,8 +92,8 @@ struct cpu_bench {
         bus.connect("ddr", dram.socket);
         bus.connect("dev", dev.socket);
         bus.add_region({"dram", dram_base, 48 << 20, mem::mem_attr::normal_cacheable, "ddr", 0, fabric_ns});
-        bus.add_region({"coherent", nc_base, 16 << 20, mem::mem_attr::normal_noncacheable, "ddr", 48 << 20, fabric_ns});
-        bus.add_region({"regs", regs_base, 0x4000, mem::mem_attr::device, "dev", 0, regs_fabric_ns});
+        bus.add_region({"coherent", nc_base, 16 << 20, mem::mem_attr::normal_noncacheable, "ddr", 48 << 20, fabric_ns, nc_write_ack_ns});
+        bus.add_region({"regs", regs_base, 0x4000, mem::mem_attr::device, "dev", 0, regs_fabric_ns, regs_write_ack_ns});
         core.irq[0].bind(irq_sig[0]);
         core.irq[1].bind(irq_sig[1]);
         checker.attach(core);
@@ -106,6 +108,7 @@ struct cpu_bench {
     // Round trip of one 64-byte line read from DDR through the bus (idle bus).
     static sc_time line_read_ns() { return ns(fabric_ns + 90 + 4); }
     static sc_time line_write_ns() { return ns(fabric_ns + 20 + 4); }
+    static sc_time nc_write_ack() { return ns(nc_write_ack_ns); }
 };
 
 }  // namespace fecsim::test

@@ -278,11 +278,69 @@ TEST(core, uncached_reads_stall_and_posted_writes_fill_the_write_buffer) {
     });
     EXPECT_EQ(rd, cpu_bench::line_read_ns());
     EXPECT_EQ(posted, b.cycles(p.posted_write_cycles));
-    // The oldest completes a write round trip after it was posted; the 5th comes 4 posts later.
-    EXPECT_EQ(fifth, cpu_bench::line_write_ns() - 4 * b.cycles(p.posted_write_cycles) + b.cycles(p.posted_write_cycles));
+    // The oldest is acknowledged write_ack_ns after it was posted; the 5th comes 4 posts later.
+    EXPECT_EQ(fifth, cpu_bench::nc_write_ack() - 4 * b.cycles(p.posted_write_cycles) + b.cycles(p.posted_write_cycles));
     EXPECT_GT(drain, b.cycles(p.dsb_cycles));
     EXPECT_EQ(b.core.stats().write_buffer_stalls, 1u);
     EXPECT_EQ(b.core.time_in(cost::uncached), rd + 4 * posted + fifth);
+}
+
+// DMB waits until every posted write is acknowledged (write_ack_ns of its region), so a store
+// after it cannot overtake them; with nothing outstanding it costs its issue cycles only.
+TEST(core, dmb_waits_for_posted_writes_to_be_acknowledged) {
+    fresh_simulation();
+    cpu_bench b;
+    const auto& p = b.core.params();
+    sc_time idle_dmb, nc_dmb, reg_dsb, release;
+    run(b, [&](core_api& c) {
+        sc_time t = c.now();
+        c.dmb();
+        idle_dmb = c.now() - t;
+        c.write32(test::nc_base, 1);
+        t = c.now();
+        c.dmb();
+        nc_dmb = c.now() - t;
+        // A register write completes when the interconnect acknowledges it, not after the
+        // device read round trip (regs_fabric_ns + reg_latency_ns).
+        c.write32(test::regs_base + 0x14, 1);
+        t = c.now();
+        c.dsb();
+        reg_dsb = c.now() - t;
+        // A store-release (spin_unlock) orders like a DMB.
+        c.write32(test::nc_base + 64, 1);
+        t = c.now();
+        c.store_release(test::dram_base, 4);
+        release = c.now() - t;
+    });
+    EXPECT_EQ(idle_dmb, b.cycles(p.dmb_cycles));
+    EXPECT_EQ(nc_dmb, cpu_bench::nc_write_ack() - b.cycles(p.posted_write_cycles));
+    EXPECT_EQ(reg_dsb, cpu_bench::ns(test::regs_write_ack_ns) - b.cycles(p.posted_write_cycles));
+    EXPECT_GE(release, cpu_bench::nc_write_ack() - b.cycles(p.posted_write_cycles));
+    EXPECT_EQ(b.core.stats().releases, 1u);
+}
+
+// Erratum 855873 (ENDCCASCI): DC CVAC runs as DC CIVAC, so the cleaned line is gone and the next
+// read misses; without the workaround the clean keeps the line.
+TEST(core, erratum_855873_turns_a_clean_into_clean_and_invalidate) {
+    for (bool erratum : {false, true}) {
+        fresh_simulation();
+        auto params = test::test_params();
+        params.erratum_855873 = erratum;
+        cpu_bench b(params);
+        sc_time reread;
+        run(b, [&](core_api& c) {
+            c.write32(test::dram_base + 0x40, 1);  // dirty in L1
+            c.dc_cvac(test::dram_base + 0x40);
+            c.dsb();
+            const sc_time t = c.now();
+            c.read32(test::dram_base + 0x40);
+            reread = c.now() - t;
+        });
+        EXPECT_EQ(b.core.stats().maint_writebacks, 1u);
+        EXPECT_EQ(b.core.l1d().find((test::dram_base + 0x40) >> 6) != nullptr, true);  // refilled by the read
+        if (erratum) EXPECT_EQ(reread, cpu_bench::line_read_ns() + b.cycles(b.core.params().l2.hit_cycles)) << "misses to DDR";
+        else EXPECT_EQ(reread, b.cycles(b.core.params().l1d.hit_cycles)) << "L1 hit";
+    }
 }
 
 TEST(core, mmio_syncs_first_so_the_device_sees_the_core_time) {

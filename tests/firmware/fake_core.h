@@ -28,7 +28,7 @@ public:
         std::map<uint32_t, uint32_t> regs;      // device regions (32-bit registers)
     };
     struct counters {
-        uint64_t instructions = 0, dsb = 0, dmb = 0;
+        uint64_t instructions = 0, dsb = 0, dmb = 0, releases = 0;
         uint64_t cvac = 0, ivac = 0, civac = 0;
         uint64_t outer_clean = 0, outer_inv = 0, outer_flush = 0, outer_sync = 0;
         uint64_t uncached_reads = 0, uncached_writes = 0, cached_reads = 0, cached_writes = 0, touches = 0;
@@ -95,6 +95,10 @@ public:
     void prefetch(cpu::addr_t a) override { ++c.prefetch_at[a]; }
     void dmb() override { ++c.dmb; }
     void dsb() override { ++c.dsb; }
+    void store_release(cpu::addr_t a, size_t len) override {
+        ++c.releases;
+        touch(a, len, true);
+    }
     void dc_cvac(cpu::addr_t a) override { ++c.cvac; ++c.cvac_at[a]; }
     void dc_ivac(cpu::addr_t a) override { ++c.ivac; ++c.ivac_at[a]; }
     void dc_civac(cpu::addr_t a) override { ++c.civac; ++c.civac_at[a]; }

@@ -129,6 +129,51 @@ TEST(ddr, requester_arriving_after_the_bus_frees_does_not_queue) {
     EXPECT_EQ(db, sc_time(104, SC_NS));
 }
 
+// Temporal decoupling: initiators call with annotated local times, not in timestamp order.
+// A request waits only for transfers occupying the bus at its own timestamp.
+TEST(ddr, arbitration_follows_timestamps_not_call_order) {
+    fresh_simulation();
+    bench t("t");
+    sc_time early, inside, after;
+    t.run_a = [&](tlm_initiator& m) {
+        uint8_t buf[1024];
+        // Called first, at local time 100 ns: occupies the bus for [100, 164) ns.
+        EXPECT_EQ(m.transport(tlm::TLM_READ_COMMAND, 0, buf, 1024, sc_time(100, SC_NS)).delay, sc_time(264, SC_NS));
+    };
+    t.run_b = [&](tlm_initiator& m) {
+        uint8_t buf[64];
+        sc_core::wait(sc_core::SC_ZERO_TIME);  // b's calls come after a's
+        // Earlier in simulated time than a's transfer: never delayed by it.
+        early = m.transport(tlm::TLM_READ_COMMAND, 4096, buf, 64, sc_time(10, SC_NS)).delay;
+        // Arrives while a's transfer holds the bus: waits until 164 ns.
+        inside = m.transport(tlm::TLM_READ_COMMAND, 4096, buf, 64, sc_time(120, SC_NS)).delay;
+        // After both: free bus.
+        after = m.transport(tlm::TLM_READ_COMMAND, 4096, buf, 64, sc_time(300, SC_NS)).delay;
+    };
+    sc_core::sc_start();
+    EXPECT_EQ(early, sc_time(10 + 104, SC_NS));
+    EXPECT_EQ(inside, sc_time(120 + 44 + 104, SC_NS));
+    EXPECT_EQ(after, sc_time(300 + 104, SC_NS));
+    EXPECT_EQ(t.dram.stats().queueing, sc_time(44, SC_NS));
+}
+
+// A chain: a request arriving in one transfer waits for it and for the one right behind it.
+TEST(ddr, a_wait_chains_through_back_to_back_transfers) {
+    fresh_simulation();
+    bench t("t");
+    sc_time d;
+    t.run_a = [&](tlm_initiator& m) {
+        uint8_t buf[256];
+        m.transport(tlm::TLM_READ_COMMAND, 0, buf, 256, sc_time(100, SC_NS));  // [100, 116)
+        m.transport(tlm::TLM_READ_COMMAND, 0, buf, 256, sc_time(116, SC_NS));  // [116, 132)
+        m.transport(tlm::TLM_READ_COMMAND, 0, buf, 256, sc_time(200, SC_NS));  // [200, 216)
+        uint8_t one[64];
+        d = m.transport(tlm::TLM_READ_COMMAND, 0, one, 64, sc_time(105, SC_NS)).delay;
+    };
+    sc_core::sc_start();
+    EXPECT_EQ(d, sc_time(105 + 27 + 104, SC_NS));  // waits until 132, not 216
+}
+
 TEST(ddr, dmi_pointer_aliases_the_storage) {
     fresh_simulation();
     bench t("t");

@@ -77,16 +77,24 @@ TEST(scenario, e1_variants_issue_the_line_ops_of_their_sync_strategy) {
               5 * sync_len["cpu"]["core0"]["ns_per_packet"]["cache_maint"].get<double>());
 }
 
+// Without the RX invalidate, the CPU reads header lines it cached before the FEC rewrote them.
+// On i.MX8MP that needs the A53 erratum 855873 workaround off: with it, the clean at XDP_TX
+// also invalidates the lines xdp2 wrote, so no stale copy survives to the next frame in that
+// buffer and the bug goes unseen on this path (a real property of the boards, not of the checker).
 TEST(scenario, skipping_the_rx_sync_is_caught_as_stale_reads) {
-    const json r = run_e1({"driver.fault.skip_rx_sync=true"});
+    const json r = run_e1({"driver.fault.skip_rx_sync=true", "cpu.errata=[]"});
     EXPECT_GT(r["coherency"]["stale_reads"].get<double>(), 0);
     EXPECT_FALSE(r["coherency"]["listed"].empty());
     EXPECT_NE(r["coherency"]["listed"][0].get<std::string>().find("stale_read"), std::string::npos)
         << r["coherency"]["listed"][0];
+    const json masked = run_e1({"driver.fault.skip_rx_sync=true"});
+    EXPECT_EQ(masked["config"]["cpu"]["errata"], json::array({"855873"}));
+    EXPECT_EQ(masked["coherency"]["stale_reads"], 0);
 }
 
 TEST(scenario, strict_coherency_stops_the_run_at_the_first_violation) {
-    EXPECT_THROW(run_e1({"driver.fault.skip_rx_sync=true", "coherency.mode=strict"}), cpu::coherency_violation);
+    EXPECT_THROW(run_e1({"driver.fault.skip_rx_sync=true", "cpu.errata=[]", "coherency.mode=strict"}),
+                 cpu::coherency_violation);
     EXPECT_NO_THROW(run_e1({"coherency.mode=strict"}));
 }
 
