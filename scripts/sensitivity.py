@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Elasticity of every published row to every documented platform parameter.
+
+For each row of scripts/published.tsv and each parameter below, runs the row with the
+parameter at 1.1x and 0.9x its profile value and prints d ln(rate) / d ln(parameter) as a
+Markdown table (the table in docs/calibration.md). An elasticity of -1 means the figure is
+inversely proportional to the parameter; 0 means the figure does not hang on it.
+
+Usage: scripts/sensitivity.py [--fecsim build/fecsim] [--duration 0.05] [--jobs N]
+                              [--rows E1-v4,E1-sync_len] [--step 0.1]
+"""
+import argparse
+import concurrent.futures as cf
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+# The documented microarchitecture and platform parameters (docs/models/*.md), by --set key.
+# Region 0 is the FEC's register window, region 2 the non-cacheable descriptor pool, in every
+# profile of configs/platforms/.
+PARAMETERS = [
+    ("cpu.cpi", "compute CPI"),
+    ("cpu.l1d.hit_cycles", "L1 hit"),
+    ("cpu.l2.hit_cycles", "L2 hit"),
+    ("cpu.maintenance.absent_cycles", "line op, absent"),
+    ("cpu.maintenance.clean_cycles", "line op, clean"),
+    ("cpu.maintenance.dirty_cycles", "line op, dirty"),
+    ("cpu.barrier.dmb_cycles", "DMB"),
+    ("cpu.barrier.dsb_cycles", "DSB"),
+    ("cpu.write_buffer.posted_write_cycles", "posting a write"),
+    ("cpu.irq.entry_cycles", "IRQ entry"),
+    ("mem.ddr.read_latency_ns", "DDR read latency"),
+    ("mem.ddr.write_latency_ns", "DDR write latency"),
+    ("mem.regions.0.latency_ns", "MMIO read fabric"),
+    ("mem.regions.0.write_ack_ns", "MMIO write ack"),
+    ("mem.regions.2.latency_ns", "uncached fabric"),
+    ("mem.regions.2.write_ack_ns", "uncached write ack"),
+    ("fec.dma.desc_fetch_ns", "uDMA descriptor fetch"),
+]
+
+
+def published_rows():
+    rows = []
+    with open(os.path.join(HERE, "published.tsv")) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            rid, exp, sets, metric, measured, kind = line.rstrip("\n").split("\t")
+            rows.append({"id": rid, "experiment": exp, "sets": [] if sets == "-" else sets.split(),
+                         "metric": metric, "measured": measured, "kind": kind})
+    return rows
+
+
+def lookup(tree, dotted):
+    node = tree
+    for part in dotted.split("."):
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    return node
+
+
+def run(fecsim, experiment, sets, duration, out_dir):
+    """One fecsim run; returns the result tree."""
+    fd, out = tempfile.mkstemp(suffix=".json", dir=out_dir)
+    os.close(fd)
+    cmd = [fecsim, "run", experiment, "--quiet", "--out", out, "--set", f"duration_s={duration}"]
+    for s in sets:
+        cmd += ["--set", s]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)}: exit {proc.returncode}: {proc.stderr.strip()}")
+    with open(out) as f:
+        return json.load(f)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[1])
+    ap.add_argument("--fecsim", default=os.path.join(ROOT, "build", "fecsim"))
+    ap.add_argument("--duration", type=float, default=0.05, help="measured window per run, simulated s")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--rows", default="", help="comma-separated row ids (default: every row)")
+    ap.add_argument("--step", type=float, default=0.1, help="relative move of each parameter")
+    args = ap.parse_args()
+
+    rows = published_rows()
+    if args.rows:
+        wanted = set(args.rows.split(","))
+        unknown = wanted - {r["id"] for r in rows}
+        if unknown:
+            print(f"sensitivity: unknown rows: {', '.join(sorted(unknown))}", file=sys.stderr)
+            return 2
+        rows = [r for r in rows if r["id"] in wanted]
+
+    with tempfile.TemporaryDirectory() as tmp, cf.ThreadPoolExecutor(args.jobs) as pool:
+        # Distinct studies (rows reading two metrics of one run share it).
+        studies = {}
+        for r in rows:
+            studies.setdefault((r["experiment"], tuple(r["sets"])), []).append(r)
+        base = {k: pool.submit(run, args.fecsim, k[0], list(k[1]), args.duration, tmp) for k in studies}
+        base = {k: f.result() for k, f in base.items()}
+        jobs = {}
+        for k, tree in base.items():
+            for key, _ in PARAMETERS:
+                value = lookup(tree["config"], key)
+                for sign in (+1, -1):
+                    moved = value * (1 + sign * args.step)
+                    jobs[(k, key, sign)] = pool.submit(run, args.fecsim, k[0], list(k[1]) + [f"{key}={moved!r}"],
+                                                       args.duration, tmp)
+        results = {k: f.result() for k, f in jobs.items()}
+
+    up, down = math.log(1 + args.step), math.log(1 - args.step)
+    print("| row | " + " | ".join(f"`{k}`" for k, _ in PARAMETERS) + " |")
+    print("|---|" + "---|" * len(PARAMETERS))
+    for k, rs in studies.items():
+        for r in rs:
+            cells = []
+            for key, _ in PARAMETERS:
+                hi = lookup(results[(k, key, +1)], r["metric"])
+                lo = lookup(results[(k, key, -1)], r["metric"])
+                e = (math.log(hi) - math.log(lo)) / (up - down) if hi > 0 and lo > 0 else float("nan")
+                cells.append("0" if abs(e) < 0.005 else f"{e:+.2f}")
+            print(f"| {r['id']} | " + " | ".join(cells) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
