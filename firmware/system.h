@@ -7,7 +7,7 @@
 
 #include "firmware/fec/fec_main.h"
 #include "firmware/xdp/programs.h"
-#include "platform/config.h"
+#include "config/config.h"
 
 #include <nlohmann/json.hpp>
 

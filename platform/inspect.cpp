@@ -1,6 +1,6 @@
 #include "platform/inspect.h"
 
-#include "platform/config.h"
+#include "config/config.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 #include "platform/locations.h"
 
-#include "platform/config.h"
+#include "config/config.h"
 
 #include <filesystem>
 

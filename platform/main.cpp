@@ -1,7 +1,7 @@
 // The fecsim command line (DESIGN.md §5): run | validate | list.
 // Exit status: 0 ok, 1 model or internal error, 2 bad input.
+#include "config/config.h"
 #include "firmware/xdp/programs.h"
-#include "platform/config.h"
 #include "platform/inspect.h"
 #include "platform/locations.h"
 #include "platform/simulation.h"
@@ -9,12 +9,10 @@
 #include "platform/watch.h"
 
 #include <systemc>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -25,7 +23,7 @@ namespace {
 constexpr const char* usage =
     "usage: fecsim run CONFIG.json [--set dotted.key=value ...] [--out result.json] [--pcap wire.pcapng]\n"
     "                  [--pcap-warmup] [--trace trace.json] [--quiet] [--tap IFNAME | --udp-bridge HOST:PORT]\n"
-    "                  [--listen ADDR:PORT [--listen-remote]]\n"
+    "                  [--listen ADDR:PORT [--listen-remote]] [--max-wall-s SECONDS]\n"
     "       fecsim validate CONFIG.json [--set dotted.key=value ...]\n"
     "       fecsim sweep SPEC.json --out DIR [--jobs N] [--shard I/N] [--force]\n"
     "                    [--slurm [--tasks N] [--submit [--wait]]]\n"
@@ -47,6 +45,17 @@ struct options {
     fecsim::run_options run;
 };
 
+double positive_seconds(const std::string& text) {
+    size_t used = 0;
+    double v = 0;
+    try {
+        v = std::stod(text, &used);
+    } catch (const std::exception&) {
+    }
+    if (used != text.size() || !(v > 0) || v > 1e9) throw bad_usage{"--max-wall-s: expected seconds > 0, got '" + text + "'"};
+    return v;
+}
+
 options parse(int argc, char** argv) {
     options o;
     std::vector<std::string> args(argv + 1, argv + argc);
@@ -59,9 +68,11 @@ options parse(int argc, char** argv) {
     for (size_t i = 1; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto value = [&](const std::string& flag) -> std::string {
-            if (a.size() > flag.size() && a.compare(0, flag.size() + 1, flag + "=") == 0) return a.substr(flag.size() + 1);
-            if (i + 1 >= args.size()) throw bad_usage{flag + " needs a value"};
-            return args[++i];
+            std::string v;
+            if (a.compare(0, flag.size() + 1, flag + "=") == 0) v = a.substr(flag.size() + 1);
+            else if (i + 1 < args.size()) v = args[++i];
+            if (v.empty()) throw bad_usage{flag + " needs a value"};
+            return v;
         };
         auto is = [&](const std::string& flag) { return a == flag || a.rfind(flag + "=", 0) == 0; };
         if (o.command == "list" || o.command == "help" || o.command == "--version")
@@ -71,6 +82,7 @@ options parse(int argc, char** argv) {
         else if (takes_run_options && a == "--pcap-warmup") o.run.pcap_warmup = true;
         else if (takes_run_options && is("--pcap")) o.run.pcap_path = value("--pcap");
         else if (takes_run_options && is("--trace")) o.run.trace_path = value("--trace");
+        else if (takes_run_options && is("--max-wall-s")) o.run.max_wall_s = positive_seconds(value("--max-wall-s"));
         else if (takes_run_options && a == "--quiet") o.run.quiet = true;
         // The bridge and telemetry flags are short for their configuration keys (docs/bridge.md).
         else if (takes_run_options && is("--tap")) o.sets.push_back("bridge.tap=" + value("--tap"));
@@ -87,32 +99,25 @@ options parse(int argc, char** argv) {
     return o;
 }
 
-// True when `path` can be written: an existing writable file, or a new file in a writable
-// directory. Checked before simulating, without creating anything.
-bool writable(const std::string& path) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    if (fs::exists(path, ec)) return ::access(path.c_str(), W_OK) == 0 && !fs::is_directory(path, ec);
-    const fs::path dir = fs::path(path).parent_path();
-    return ::access(dir.empty() ? "." : dir.c_str(), W_OK) == 0;
-}
-
 // `fecsim list`: the platform profiles and ready-to-run experiments shipped in configs/, and
 // the XDP programs `driver.xdp_prog` can load.
 int list_configs() {
     namespace fs = std::filesystem;
-    const fs::path dir = fecsim::config::default_config_dir();
-    for (const char* kind : {"platforms", "experiments"}) {
-        std::vector<fs::path> files;
-        for (auto& e : fs::directory_iterator(dir / kind))
-            if (e.path().extension() == ".json") files.push_back(e.path());
-        std::sort(files.begin(), files.end());
-        std::cout << kind << " (" << (dir / kind).string() << "):\n";
-        for (auto& f : files) {
+    const std::string dir = fecsim::config::default_config_dir();
+    std::vector<std::string> platforms, experiments;
+    try {
+        platforms = fecsim::config::json_files(dir, "platforms");
+        experiments = fecsim::config::json_files(dir, "experiments");
+    } catch (const fecsim::config_error& e) {
+        std::cerr << e.what() << '\n';
+        return 2;
+    }
+    for (const auto& [kind, files] : {std::pair{"platforms", platforms}, {"experiments", experiments}}) {
+        std::cout << kind << " (" << (fs::path(dir) / kind).string() << "):\n";
+        for (const fs::path f : files) {
             std::string what;
             try {
-                std::ifstream in(f);
-                auto j = nlohmann::json::parse(in);
+                const auto j = fecsim::parse_json_file(fecsim::read_input_file(f), f);
                 if (j.contains("description")) what = j["description"];
                 else if (j.contains("//")) what = j["//"];
             } catch (const std::exception&) {
@@ -168,6 +173,9 @@ int main(int argc, char** argv) {
     try {
         cfg = fecsim::config::load(fecsim::experiment_path(o.config_path), o.sets);
         if (o.command == "validate") fecsim::check_assembly(*cfg);
+        // Every output is checked before simulating, not found unwritable after the run.
+        for (const auto& [flag, path] : {std::pair{"--out", o.out_path}, {"--pcap", o.run.pcap_path}, {"--trace", o.run.trace_path}})
+            if (!path.empty()) fecsim::probe_output(flag, path);
     } catch (const fecsim::config_error& e) {
         std::cerr << e.what() << '\n';
         return 2;
@@ -176,17 +184,20 @@ int main(int argc, char** argv) {
         std::cout << cfg->tree().dump(2) << '\n';
         return 0;
     }
-    if (!o.out_path.empty() && !writable(o.out_path)) {
-        std::cerr << o.out_path << ": cannot write result file\n";
-        return 2;
-    }
 
     try {
         const nlohmann::json result = fecsim::run_simulation(*cfg, o.run);
+        if (result["sim"]["incomplete"])
+            std::cerr << "fecsim: --max-wall-s reached: " << result["sim"]["window_s"].get<double>()
+                      << " s of the window measured; the result is marked incomplete\n";
         if (!o.out_path.empty()) fecsim::write_result(o.out_path, result);
         for (const auto& n : result["generator"].value("notes", nlohmann::json::array()))
             std::cerr << "fecsim: note: " << n.get<std::string>() << '\n';
         for (const auto& w : result["warnings"]) std::cerr << "fecsim: warning: " << w.get<std::string>() << '\n';
+        // A model lost or invented frames: the figures cannot be trusted.
+        const std::vector<std::string> books = fecsim::unbalanced_books(result);
+        for (const std::string& line : books) std::cerr << "fecsim: " << line << '\n';
+        if (!books.empty()) return 1;
         if (!o.run.quiet) {
             for (const char* peer : {"generator", "bridge"}) {  // the bridge has its own on a switch port
                 const std::string summary = result.value(peer, nlohmann::json::object()).value("final_summary", "");

@@ -1,6 +1,7 @@
 #include "platform/simulation.h"
 
 #include "models/sim_context.h"
+#include "models/process.h"
 #include "models/sim_stats.h"
 #include "platform/live_monitor.h"
 #include "platform/run_warnings.h"
@@ -9,11 +10,20 @@
 
 #include <systemc>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <stdexcept>
+#include <vector>
 
 namespace fecsim {
 
@@ -30,6 +40,33 @@ void advance(soc& chip, const sc_core::sc_time& t) {
     }
     chip.check();
 }
+
+// --max-wall-s: stops the simulation once the host has spent that long. It looks at the wall
+// clock every 10 simulated ms and touches no model, so the run up to the stop is unchanged.
+class wall_guard : public sc_core::sc_module {
+public:
+    wall_guard(sc_core::sc_module_name name, double max_wall_s)
+        : sc_module(name), limit_s_(max_wall_s), start_(std::chrono::steady_clock::now()) {
+        spawn_method("check", check_, [this] { check(); });
+        check_.notify(period);
+    }
+    bool stopped() const { return stopped_; }
+
+private:
+    static inline const sc_core::sc_time period{10, sc_core::SC_MS};
+    void check() {
+        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() < limit_s_) {
+            check_.notify(period);
+            return;
+        }
+        stopped_ = true;
+        sc_core::sc_stop();
+    }
+    double limit_s_;
+    std::chrono::steady_clock::time_point start_;
+    sc_core::sc_event check_;
+    bool stopped_ = false;
+};
 
 }  // namespace
 
@@ -55,7 +92,11 @@ nlohmann::json run_simulation(const config& cfg, const run_options& opt) {
     // Live output covers the measurement window, as the modelled tool started with it would.
     live_monitor monitor("live", [&](double interval_s) { return chip.live_lines(interval_s); }, warmup_s,
                          warmup_s + duration_s, opt.quiet, to_telemetry);
+    std::unique_ptr<wall_guard> guard;
+    if (opt.max_wall_s > 0) guard = std::make_unique<wall_guard>("wall_guard", opt.max_wall_s);
     advance(chip, sc_core::sc_time(warmup_s, sc_core::SC_SEC));
+    if (guard && guard->stopped())
+        throw std::runtime_error("--max-wall-s: the limit was reached during the warm-up; nothing was measured");
     // Statistics of a DUT that is still opening its interface would mix boot and steady state.
     if (!chip.firmware_booted())
         throw cfg.error_at("/warmup_s", "the driver is still opening the interface at the end of the warm-up (" +
@@ -76,11 +117,16 @@ nlohmann::json run_simulation(const config& cfg, const run_options& opt) {
     if (server) server->close();
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     const double simulated_s = sc_core::sc_time_stamp().to_seconds();
+    const bool incomplete = guard && guard->stopped();
+    const double window_s = incomplete ? simulated_s - warmup_s : duration_s;
+    if (window_s <= 0)
+        throw std::runtime_error("--max-wall-s: the limit was reached during the warm-up; nothing was measured");
 
-    nlohmann::json result = chip.report(duration_s);
+    nlohmann::json result = chip.report(window_s);
     result["sim"] = {
         {"simulated_s", simulated_s},
-        {"window_s", duration_s},
+        {"window_s", window_s},
+        {"incomplete", incomplete},
         {"wall_s", wall_s},
         {"speed", wall_s > 0 ? simulated_s / wall_s : 0.0},
         {"kernel_events", sim_stats::kernel_events - events_at_window},
@@ -99,11 +145,48 @@ void check_assembly(const config& cfg) {
     while (!chip.firmware_booted() && sc_core::sc_time_stamp() < limit) advance(chip, step);
 }
 
+void probe_output(const std::string& flag, const std::string& path) {
+    const auto refuse = [&](const std::string& why) { throw config_error(flag + " " + path + ": " + why); };
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) refuse("is a directory");
+    const bool existed = std::filesystem::exists(path, ec);
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0666);  // no truncation yet
+    if (fd < 0) refuse(std::string("cannot write: ") + std::strerror(errno));
+    struct stat st {};
+    struct statvfs fs {};
+    std::string problem;
+    if (::fstat(fd, &st) == 0 && S_ISCHR(st.st_mode)) {
+        // A device says whether it takes data only when written to; a newline is harmless in
+        // the JSON outputs, and a terminal or /dev/null does not mind it.
+        if (flag != "--pcap" && ::write(fd, "\n", 1) != 1) problem = std::string("cannot write: ") + std::strerror(errno);
+    } else if (S_ISREG(st.st_mode) && ::fstatvfs(fd, &fs) == 0 && fs.f_bavail == 0) {
+        problem = "no space left on the file system";
+    }
+    ::close(fd);
+    if (!existed) std::filesystem::remove(path, ec);
+    if (!problem.empty()) refuse(problem);
+}
+
+std::vector<std::string> unbalanced_books(const nlohmann::json& result) {
+    std::vector<std::string> lines;
+    for (const auto& [boundary, b] : result.at("accounting").items()) {
+        uint64_t dropped = 0;
+        for (const auto& [cause, n] : b.at("dropped").items()) dropped += n.get<uint64_t>();
+        const uint64_t start = b.at("in_flight_start"), in = b.at("in"), out = b.at("out"), end = b.at("in_flight_end");
+        if (start + in == out + dropped + end) continue;
+        lines.push_back("accounting: " + boundary + ": " + std::to_string(start) + " inside at the start + " +
+                        std::to_string(in) + " in != " + std::to_string(out) + " out + " + std::to_string(dropped) +
+                        " dropped + " + std::to_string(end) + " inside at the end");
+    }
+    return lines;
+}
+
 void write_result(const std::string& path, const nlohmann::json& result) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     if (!out) throw std::runtime_error(path + ": cannot write result file");
     out << result.dump(2) << '\n';
-    if (!out) throw std::runtime_error(path + ": write failed");
+    out.close();  // the last buffer reaches the file here: a full disk shows only now
+    if (!out) throw std::runtime_error(path + ": writing the result file failed");
 }
 
 }  // namespace fecsim

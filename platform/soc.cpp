@@ -47,7 +47,9 @@ void soc::build_memory(const config& cfg) {
 void soc::build_host(const config& cfg) {
     try {
         checker_ = std::make_unique<cpu::coherency_checker>(cpu::coherency_params_from(cfg.view("coherency")));
-        core_ = std::make_unique<cpu::core>("core0", 0, cpu::core_params_from(cfg.view("cpu")), *bus_);
+        cpu::core_params cp = cpu::core_params_from(cfg.view("cpu"));
+        cp.seed = cfg.seed();
+        core_ = std::make_unique<cpu::core>("core0", 0, cp, *bus_);
     } catch (const param_error& e) {
         throw cfg.error_at(e);
     } catch (const std::invalid_argument& e) {
@@ -209,6 +211,11 @@ void soc::build_firmware(const config& cfg) {
     eth0.hw.num_rx_queues = eth0.hw.num_tx_queues = f.integer("queues");
     const auto mac = traffic::parse_mac(f.string("mac_address"));
     if (!mac) throw cfg.error_at("/soc/fec/mac_address", "expected aa:bb:cc:dd:ee:ff, got " + f.string("mac_address"));
+    // The kernel's is_valid_ether_addr(): a station address is neither multicast nor zero.
+    if (((*mac)[0] & 1) || *mac == traffic::mac_addr{})
+        throw cfg.error_at("/soc/fec/mac_address", f.string("mac_address") + " is a " +
+                                                       ((*mac)[0] & 1 ? "multicast or broadcast" : "zero") +
+                                                       " address, not a station address");
     std::copy(mac->begin(), mac->end(), eth0.hw.mac);
     eth0.hw.speed_mbps = cfg.view("link").integer("speed_mbps");
     eth0.hw.pause = cfg.view("link").boolean("flow_control");
@@ -346,6 +353,15 @@ nlohmann::json soc::report(double window_s) const {
     for (auto& [category, ns] : j["cpu"]["core0"]["time_ns"].items())
         j["cpu"]["core0"]["ns_per_packet"][category] = packets ? ns.get<double>() / packets : 0.0;
 
+    nlohmann::json& books = j["accounting"];
+    if (const auto nic = generator_->nic_books()) books["generator.nic_tx"] = nic->to_json();
+    const char* link_names[] = {"link.dut", "link.generator", "link.bridge"};  // as in `link` above
+    for (size_t i = 0; i < links_.size(); ++i)
+        for (int d : {net::link::a_to_b, net::link::b_to_a})
+            books[std::string(link_names[i]) + (d == net::link::a_to_b ? ".a_to_b" : ".b_to_a")] = links_[i]->books(d).to_json();
+    books["dut.fec.rx"] = fec_->rx_ledger().to_json();
+    books["dut.fec.tx"] = fec_->tx_ledger().to_json();
+
     const fec::enet_stats& fs = fec_->stats();
     j["rates"]["generator_tx_pps"] = generator_->tx_frames() / window_s;
     j["rates"]["generator_rx_pps"] = generator_->rx_frames() / window_s;
@@ -375,7 +391,10 @@ config_error soc::memory_error(const firmware::memory_exhausted& e) const {
 void soc::finish() {
     if (bridge_) bridge_->close();
     if (capture_) capture_->flush();
-    if (trace_) trace_->close_open_spans(sc_core::sc_time_stamp());
+    if (trace_) {
+        trace_->close_open_spans(sc_core::sc_time_stamp());
+        trace_->close();
+    }
     check();
 }
 

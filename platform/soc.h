@@ -15,7 +15,7 @@
 #include "models/net/eth_switch.h"
 #include "models/net/link.h"
 #include "firmware/system.h"
-#include "platform/config.h"
+#include "config/config.h"
 #include "platform/trace.h"
 #include "traffic/generator.h"
 #include "traffic/host_bridge.h"
@@ -52,7 +52,8 @@ public:
     // strict coherency stop, a firmware failure; memory too small to boot becomes a
     // config_error naming the region), so the command line can map it to its exit status.
     void check() const;
-    // After the last sc_start: flushes captures, then check().
+    // After the last sc_start: flushes the capture, closes the trace (throwing if a write
+    // failed), then check().
     void finish();
     bool firmware_booted() const { return system_->booted(); }
     // Descriptors in use per ring of eth0 as they stand: RX filled by the FEC and not yet taken

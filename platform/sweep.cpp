@@ -1,6 +1,6 @@
 #include "platform/sweep.h"
 
-#include "platform/config.h"
+#include "config/config.h"
 #include "platform/inspect.h"
 #include "platform/locations.h"
 

@@ -6,7 +6,7 @@
 // never slows the simulation.
 #pragma once
 
-#include "platform/config.h"
+#include "config/config.h"
 #include "platform/soc.h"
 
 #include <nlohmann/json.hpp>

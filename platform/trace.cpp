@@ -1,8 +1,9 @@
 #include "platform/trace.h"
 
-#include "platform/config.h"
+#include "config/config.h"
 
 #include <cinttypes>
+#include <stdexcept>
 
 namespace fecsim {
 
@@ -25,9 +26,22 @@ trace_writer::trace_writer(const std::string& path, uint64_t limit)
 }
 
 trace_writer::~trace_writer() {
+    if (out_) (void)end_file();
+}
+
+bool trace_writer::end_file() {
+    recording_ = false;
+    open_.clear();
     std::fprintf(out_, "\n],\"otherData\":{\"events\":%" PRIu64 ",\"truncated\":%s}}\n", events_,
                  truncated_ ? "true" : "false");
-    std::fclose(out_);
+    const bool ok = !std::ferror(out_);
+    const bool closed = std::fclose(out_) == 0;  // the last buffer is written here
+    out_ = nullptr;
+    return ok && closed;
+}
+
+void trace_writer::close() {
+    if (out_ && !end_file()) throw std::runtime_error(path_ + ": writing the trace failed");
 }
 
 bool trace_writer::admit(sc_core::sc_time t) {

@@ -38,8 +38,12 @@ public:
     uint64_t events() const { return events_; }
     bool truncated() const { return truncated_; }
 
+    // Ends the document and closes the file; std::runtime_error if any write failed.
+    void close();
+
 private:
     bool admit(sc_core::sc_time t);  // counts one event; false (and says so once) past the limit
+    bool end_file();
 
     std::FILE* out_;
     std::string path_;

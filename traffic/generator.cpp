@@ -1,6 +1,6 @@
 #include "traffic/generator.h"
 
-#include "platform/config.h"
+#include "config/config.h"
 #include "traffic/pcap_replay.h"
 #include "traffic/pktgen.h"
 

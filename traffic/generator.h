@@ -2,6 +2,7 @@
 // device with one link end to transmit on, its statistics and its final summary lines.
 #pragma once
 
+#include "models/accounting.h"
 #include "models/net/eth_port.h"
 #include "models/net/frame.h"
 
@@ -10,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace fecsim {
@@ -30,6 +32,9 @@ public:
     virtual uint64_t rx_frames() const = 0;  // in the window (0 unless the generator receives)
     // What the modelled tool prints when it stops (pktgen: the "Result:" lines).
     virtual std::string final_summary() const = 0;
+    // The books of the generator's own NIC ring (queued by its CPU -> handed to the wire),
+    // for a generator that models one.
+    virtual std::optional<ledger> nic_books() const { return std::nullopt; }
 };
 
 // Builds the generator `generator.kind` asks for. `flow_control` is the link's setting

@@ -2,7 +2,7 @@
 
 #include "models/process.h"
 #include "models/sim_stats.h"
-#include "platform/config.h"
+#include "config/config.h"
 
 #include <algorithm>
 #include <cstdio>

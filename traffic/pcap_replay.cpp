@@ -2,7 +2,7 @@
 
 #include "models/process.h"
 #include "models/sim_stats.h"
-#include "platform/config.h"
+#include "config/config.h"
 #include "traffic/pktgen_commands.h"
 
 #include <pcap/pcap.h>
@@ -23,6 +23,7 @@ constexpr size_t min_frame_no_fcs = net::min_frame_bytes - net::fcs_bytes;
 }  // namespace
 
 pcap_trace load_pcap(const std::string& path) {
+    check_input_file(path);
     char err[PCAP_ERRBUF_SIZE] = "";
     std::unique_ptr<pcap_t, void (*)(pcap_t*)> p(
         pcap_open_offline_with_tstamp_precision(path.c_str(), PCAP_TSTAMP_PRECISION_NANO, err), pcap_close);
@@ -45,6 +46,8 @@ pcap_trace load_pcap(const std::string& path) {
         if (h->caplen < 14 || h->caplen > max_frame_no_fcs)
             throw config_error(path + ": packet " + std::to_string(n) + ": " + std::to_string(h->caplen) +
                                " bytes is not a frame that can be sent (14 to " + std::to_string(max_frame_no_fcs) + ")");
+        if (t.bytes.size() + h->caplen > max_input_bytes)  // a pipe or device without end
+            throw input_too_large(path);
         t.offset.push_back(t.bytes.size());
         t.bytes.insert(t.bytes.end(), data, data + h->caplen);
         t.time_ns.push_back(uint64_t(h->ts.tv_sec) * 1000000000ull + uint64_t(h->ts.tv_usec));
@@ -83,6 +86,11 @@ pcap_replay::pcap_replay(sc_core::sc_module_name name, const pcap_replay_params&
         if (p.dst_mac) std::copy(p.dst_mac->begin(), p.dst_mac->end(), trace_.bytes.begin() + trace_.offset[i]);
         if (p.src_mac) std::copy(p.src_mac->begin(), p.src_mac->end(), trace_.bytes.begin() + trace_.offset[i] + 6);
     }
+    // As tcpreplay: each frame waits for its gap to the previous one; a frame stamped earlier
+    // than its predecessor goes at once instead of being due centuries later.
+    recorded_ns_.resize(trace_.size());
+    for (size_t i = 1; i < trace_.size(); ++i)
+        recorded_ns_[i] = recorded_ns_[i - 1] + (trace_.time_ns[i] > trace_.time_ns[i - 1] ? trace_.time_ns[i] - trace_.time_ns[i - 1] : 0);
     spawn_method("on_tx", tx_ev_, [this] { on_tx(); });
     started_at_ = loop_base_ = sc_time(p.start_delay_ns, SC_NS);
     tx_ev_.notify(started_at_);
@@ -92,7 +100,7 @@ pcap_replay::pcap_replay(sc_core::sc_module_name name, const pcap_replay_params&
 sc_time pcap_replay::due(sc_time now) const {
     switch (p_.mode) {
     case replay_mode::recorded:
-        return loop_base_ + sc_time(double(trace_.time_ns[next_] - trace_.time_ns[0]), SC_NS);
+        return loop_base_ + sc_time(double(recorded_ns_[next_]), SC_NS);
     case replay_mode::rate:
         return started_at_ + sc_time(double(sent_total_) * 1e9 / p_.rate_pps, SC_NS);
     case replay_mode::line:

@@ -69,6 +69,7 @@ private:
 
     pcap_replay_params p_;
     pcap_trace trace_;
+    std::vector<uint64_t> recorded_ns_;  // mode recorded: when frame i is due after frame 0
     net::eth_tx* tx_ = nullptr;
     pause_state pause_;
     rx_analyzer rx_;

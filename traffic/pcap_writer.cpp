@@ -1,7 +1,7 @@
 #include "traffic/pcap_writer.h"
 
 #include "models/net/link.h"
-#include "platform/config.h"
+#include "config/config.h"
 
 #include <cerrno>
 #include <cstring>

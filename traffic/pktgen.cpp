@@ -2,7 +2,7 @@
 
 #include "models/process.h"
 #include "models/sim_stats.h"
-#include "platform/config.h"
+#include "config/config.h"
 #include "traffic/live_report.h"
 
 #include <algorithm>
@@ -94,20 +94,25 @@ void pktgen::xmit_call(sc_time now) {
         next_tx_ += sc_time(double(p_.cmd.delay_ns), SC_NS);
         slot_claimed_ = false;
     }
-    reclaim(now);
-    if (free_slots() == 0) {  // netif_xmit_frozen_or_drv_stopped: retry the same frame later
-        last_ok_ = false;
-        ++s_.tx_busy;
-        wake_for_slot(now);
-        return;
-    }
     const sc_time start = std::max(now, rx_busy_until_);  // RX work queued while waiting runs first
     double cost = p_.cpu.per_burst_ns;
+    // fill_packet() before the queue check, as in pktgen_xmit(): a frame refused by a full
+    // ring is sent by the next call, and the one after builds a new one (TXSIZE_RND etc.).
     if (!skb_ || (last_ok_ && ++clone_count_ > p_.cmd.clone_skb)) {
         if (!skb_) skb_ = net::frame_pool::instance().get();
         builder_.build(*skb_, seq_num_, start);
         clone_count_ = 0;
         cost += p_.cpu.build_ns;
+    }
+    reclaim(now);
+    if (free_slots() == 0) {  // netif_xmit_frozen_or_drv_stopped: retry the same frame later
+        last_ok_ = false;
+        ++s_.tx_busy;
+        const double built = cost - p_.cpu.per_burst_ns;  // spent while the ring drains
+        s_.cpu_busy_ns += built;
+        busy_total_ns_ += built;
+        wake_for_slot(now);
+        return;
     }
     uint64_t n = std::min<uint64_t>(p_.cmd.burst, free_slots());
     if (p_.cmd.count) n = std::min<uint64_t>(n, p_.cmd.count - sofar_);
@@ -157,6 +162,7 @@ void pktgen::nic_commit(sc_time now) {
         }
         slot& s = at(commit_++);
         s.done = tx_->send(std::move(s.f));
+        ++s_.wire_frames;
     }
     if (waiting_for_slot_ && head_ < commit_) {
         waiting_for_slot_ = false;
@@ -185,6 +191,7 @@ void pktgen::frame_arrived(net::frame_ptr f) {
 
 void pktgen::reset_stats() {
     s_ = {};
+    s_.ring_at_start = tail_ - commit_;
     rx_.reset();
     pause_.received = 0;
     window_start_ = sc_core::sc_time_stamp();
@@ -203,6 +210,10 @@ void pktgen::report(nlohmann::json& j) const {
     if (p_.rx_enabled) rx_.report(j["rx"]);
     if (finished_) j["ended_s"] = finished_at_.to_seconds();  // `count` packets sent
     if (!p_.cmd.notes.empty()) j["notes"] = p_.cmd.notes;  // script lines without meaning here
+}
+
+std::optional<ledger> pktgen::nic_books() const {
+    return ledger{s_.ring_at_start, s_.tx_frames, s_.wire_frames, {}, tail_ - commit_};
 }
 
 std::string pktgen::final_summary() const {

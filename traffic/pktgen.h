@@ -49,6 +49,8 @@ struct pktgen_stats {
     uint64_t rx_frames = 0;                // received and processed (rx_enabled)
     uint64_t rx_ignored = 0;               // received while rx is disabled (filtered by the MAC)
     uint64_t tx_busy = 0;                  // xmit calls that found the TX ring full
+    uint64_t wire_frames = 0;              // handed from the ring to the wire
+    uint64_t ring_at_start = 0;            // queued but not on the wire when the window began
     double cpu_busy_ns = 0;
 };
 
@@ -63,6 +65,7 @@ public:
     uint64_t tx_frames() const override { return s_.tx_frames; }
     uint64_t rx_frames() const override { return s_.rx_frames; }
     std::string final_summary() const override;
+    std::optional<ledger> nic_books() const override;
 
     const pktgen_stats& stats() const { return s_; }
     const rx_analyzer& rx_analysis() const { return rx_; }

@@ -1,6 +1,6 @@
 #include "traffic/pktgen_commands.h"
 
-#include "platform/config.h"
+#include "config/config.h"
 #include "traffic/pktgen_script.h"
 
 #include <nlohmann/json.hpp>
@@ -8,7 +8,6 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <sstream>
@@ -291,8 +290,7 @@ void apply_pktgen_command(pktgen_params& p, std::string_view line) {
 }
 
 void apply_pktgen_file(pktgen_params& p, const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw pktgen_command_error(path + ": cannot open file");
+    std::istringstream in(read_input_file(path));
     pktgen_script script(p);
     std::string line, where = path;
     for (size_t n = 1; std::getline(in, line); ++n) {
@@ -394,11 +392,10 @@ pktgen_params pktgen_params_from(const config& cfg) {
     if (!file.empty()) {
         try {
             apply_pktgen_file(p, resolve_config_path(cfg, "/generator/pktgen_file"));
+        } catch (const input_file_error& e) {  // no line to name: point at the key that named the file
+            throw cfg.error_at("/generator/pktgen_file", e.what());
         } catch (const pktgen_command_error& e) {
-            const std::string msg = e.what();
-            // "cannot open" has no line: point at the key that named the file.
-            if (msg.find(": cannot open file") != std::string::npos) throw cfg.error_at("/generator/pktgen_file", msg);
-            throw config_error(msg);
+            throw config_error(e.what());
         }
     }
     const nlohmann::json& list = g.at("pktgen");

@@ -78,7 +78,7 @@ struct pktgen_command_error : std::runtime_error {
 void apply_pktgen_command(pktgen_params& p, std::string_view line);
 
 // Applies every line of a command file, plain commands or a pktgen script (pktgen_script.h);
-// errors read "FILE:LINE: message".
+// errors read "FILE:LINE: message" (input_file_error when the file cannot be read at all).
 void apply_pktgen_file(pktgen_params& p, const std::string& path);
 
 // The commands pktgen_sample03_burst_single_flow.sh writes for `options` (-s -d -m -p -b -n -w

@@ -1,13 +1,11 @@
 #include "firmware/kernel/costs.h"
 
-#include "platform/config.h"
+#include "config/config.h"
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>
 #include <functional>
 #include <set>
-#include <sstream>
 
 namespace fecsim::firmware {
 
@@ -66,16 +64,7 @@ cost_table cost_table::uniform(uint64_t instructions) {
 }
 
 cost_table cost_table::load(const std::string& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw config_error(file + ": cannot open costs file");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(ss.str());
-    } catch (const nlohmann::json::parse_error& e) {
-        throw config_error(file + ": invalid JSON: " + e.what());
-    }
+    const nlohmann::json j = parse_json_file(read_input_file(file), file);
     if (!j.is_object() || !j.contains("paths") || !j["paths"].is_object())
         throw config_error(file + ": /paths: missing required object of code paths");
     std::string errors;

@@ -1,7 +1,7 @@
 #include "models/cpu/coherency.h"
 
 #include "models/cpu/core.h"
-#include "platform/config.h"
+#include "config/config.h"
 
 #include <algorithm>
 #include <cstdio>

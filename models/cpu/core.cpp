@@ -3,7 +3,7 @@
 #include "models/cpu/coherency.h"
 #include "models/sim_stats.h"
 #include "models/sim_time.h"
-#include "platform/config.h"
+#include "config/config.h"
 
 #include <algorithm>
 #include <cstring>
@@ -124,6 +124,7 @@ static void check_params(const std::string& who, const core_params& p) {
 // ---------------------------------------------------------------------------------------------
 // Construction
 
+// Replacement streams: seed 1 gives the streams of the releases before `seed` reached them.
 core::core(sc_core::sc_module_name name, int id, const core_params& p, const mem::router& map, cache* shared_l2)
     : sc_module(name), socket("socket"), irq("irq", (check_params(basename(), p), p.irq_lines)), id_(id), p_(p),
       map_(map), period_ns_(1e3 / p.clock_mhz), l1_hit_(cycles(p.l1d.hit_cycles)), l2_hit_(cycles(p.l2.hit_cycles)),
@@ -133,14 +134,14 @@ core::core(sc_core::sc_module_name name, int id, const core_params& p, const mem
       irq_entry_(cycles(p.irq_entry_cycles)), irq_exit_(cycles(p.irq_exit_cycles)),
       outer_line_(p.outer_line_op_ns, SC_NS), outer_sync_(p.outer_sync_ns, SC_NS),
       shift_(static_cast<unsigned>(__builtin_ctz(p.line_bytes))),
-      l1_(std::string(basename()) + ".l1d", p.l1d, p.line_bytes, 0x9e3779b97f4a7c15ull + id),
+      l1_(std::string(basename()) + ".l1d", p.l1d, p.line_bytes, 0x9e3779b97f4a7c15ull * p.seed + id),
       wbuf_(p.write_buffer_entries), scratch_(p.line_bytes), irq_state_(p.irq_lines), fn_time_(1), fn_calls_(1) {
     if (shared_l2) {
         if (shared_l2->line_bytes() != p.line_bytes)
             throw std::invalid_argument(std::string(basename()) + ": shared L2 line size differs from the core's");
         l2_ = shared_l2;
     } else {
-        own_l2_ = std::make_unique<cache>(std::string(basename()) + ".l2", p.l2, p.line_bytes, 0x2545f4914f6cdd1dull + id);
+        own_l2_ = std::make_unique<cache>(std::string(basename()) + ".l2", p.l2, p.line_bytes, 0x2545f4914f6cdd1dull * p.seed + id);
         l2_ = own_l2_.get();
     }
     socket.register_invalidate_direct_mem_ptr(this, &core::invalidate_dmi);

@@ -32,7 +32,7 @@ namespace fecsim::cpu {
 
 class coherency_checker;
 
-// Every field is a key of the platform profile's `cpu` section (configs/schema/cpu.json).
+// Every field but `seed` is a key of the platform profile's `cpu` section (configs/schema/cpu.json).
 struct core_params {
     uint32_t cores = 1;               // cores the platform builds (read by the platform)
     double clock_mhz = 1800;          // core clock
@@ -59,6 +59,7 @@ struct core_params {
     // Cortex-A53 erratum 855873 workaround (CPUACTLR_EL1.ENDCCASCI, set by TF-A on i.MX8M):
     // every DC CVAC executes as DC CIVAC, so a cleaned line is also invalidated.
     bool erratum_855873 = false;
+    uint64_t seed = 1;                  // the experiment's top-level `seed`: random replacement streams
 };
 
 // Reads the (schema-validated) `cpu` section. Geometry the schema cannot check (a

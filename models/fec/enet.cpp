@@ -4,7 +4,7 @@
 #include "models/fec/checksum.h"
 #include "models/sim_stats.h"
 #include "models/sim_time.h"
-#include "platform/config.h"
+#include "config/config.h"
 
 #include <algorithm>
 #include <cstring>
@@ -274,6 +274,8 @@ void enet::write_ecr(uint32_t old) {
 
 // Stops both engines, drops what the FIFOs hold and rewinds the rings (ETHEREN cleared, RESET).
 void enet::reset_engines() {
+    stats_.rx_reset_drops += rx_in_flight();
+    stats_.tx_reset_drops += tx_in_flight();
     for (size_t i = 0; i < rx_count_; ++i) rx_fifo_[wrap(rx_head_ + i, rx_fifo_.size())].f.reset();
     rx_head_ = rx_count_ = rx_level_ = 0;
     rx_busy_ = false;
@@ -451,6 +453,7 @@ mib_frame enet::describe(const net::frame& f, bool fcs_appended) const {
 }
 
 void enet::frame_arrived(net::frame_ptr f) {
+    ++stats_.rx_arrived;
     if (!enabled()) {
         ++stats_.rx_disabled_drops;
         return;
@@ -469,6 +472,7 @@ void enet::mac_receive(net::frame_ptr f) {
         return;
     }
     if (m.pause && (rcr & RCR_FCE)) {        // consumed by the MAC, never DMA'd
+        ++stats_.rx_pause_consumed;
         if (m.fcs_ok) {
             mib_.count_rx_ok(m);
             handle_pause_frame(*f);
@@ -622,6 +626,7 @@ bool enet::rx_dma_frame(rx_entry& e, sc_time& delay) {
         bd& d = rx_wb_.back().desc;
         if (!dma_access(tlm::TLM_READ_COMMAND, a, d.raw, bsz, delay)) {
             bus_error(true, q, now + delay);
+            ++stats_.rx_dma_error_drops;
             return false;
         }
         d.decode(fmt);
@@ -645,6 +650,7 @@ bool enet::rx_dma_frame(rx_entry& e, sc_time& delay) {
         delay += data_setup_;
         if (!dma_access(tlm::TLM_WRITE_COMMAND, d.bufaddr, rx_scratch_.data() + off, len, delay)) {
             bus_error(true, q, now + delay);
+            ++stats_.rx_dma_error_drops;
             rx_wb_.clear();
             return false;
         }
@@ -767,9 +773,7 @@ bool enet::tx_may_fetch() const {
     if (tx_count_ == tx_q_.size()) return false;
     if (tx_count_ == 0) return true;
     if (tx_level_ >= p_.tx_fifo_bytes) return false;
-    size_t waiting = 0;
-    for (size_t i = 0; i < tx_count_; ++i) waiting += !tx_q_[wrap(tx_head_ + i, tx_q_.size())].sent;
-    return waiting < p_.tx_prefetch_frames;
+    return tx_in_flight() < p_.tx_prefetch_frames;
 }
 
 bool enet::tx_fetch(sc_time& delay) {
@@ -780,6 +784,7 @@ bool enet::tx_fetch(sc_time& delay) {
         if (!tx_fetch_ring(q, e, delay)) continue;
         tx_rr_ = unsigned(wrap(q + 1, p_.num_queues));
         ++tx_count_;
+        ++stats_.tx_fetched;
         tx_level_ += e.bytes;
         return true;
     }
@@ -962,6 +967,34 @@ void enet::tx_schedule() {
 // ------------------------------------------------------------------------------------------
 // Results
 // ------------------------------------------------------------------------------------------
+
+void enet::reset_stats() {
+    stats_ = enet_stats{};
+    mib_base_ = mib_.snapshot();
+    stats_.rx_in_flight_start = rx_in_flight();
+    stats_.tx_in_flight_start = tx_in_flight();
+}
+
+size_t enet::tx_in_flight() const {
+    size_t n = 0;
+    for (size_t i = 0; i < tx_count_; ++i) n += !tx_q_[wrap(tx_head_ + i, tx_q_.size())].sent;
+    return n;
+}
+
+ledger enet::rx_ledger() const {
+    const enet_stats& s = stats_;
+    return {s.rx_in_flight_start, s.rx_arrived, s.rx_frames,
+            {{"disabled", s.rx_disabled_drops}, {"filtered", s.rx_filtered}, {"pause", s.rx_pause_consumed},
+             {"fifo_overflow", s.rx_fifo_overflow_drops}, {"no_descriptor", s.rx_no_descriptor_drops},
+             {"dma_error", s.rx_dma_error_drops}, {"reset", s.rx_reset_drops}},
+            rx_in_flight()};
+}
+
+ledger enet::tx_ledger() const {
+    const enet_stats& s = stats_;
+    return {s.tx_in_flight_start, s.tx_fetched, s.tx_frames - s.tx_no_link_drops,
+            {{"no_link", s.tx_no_link_drops}, {"reset", s.tx_reset_drops}}, tx_in_flight()};
+}
 
 void enet::report(nlohmann::json& out) const {
     mib_.report(out["mib"], mib_base_);

@@ -9,6 +9,7 @@
 // through `dma` with the memory model's annotated delay plus the engine's own step overheads.
 #pragma once
 
+#include "models/accounting.h"
 #include "models/fec/coalescer.h"
 #include "models/fec/descriptors.h"
 #include "models/fec/mib.h"
@@ -104,6 +105,13 @@ struct enet_stats {
     uint64_t dma_errors = 0;                         // bus errors (EBERR)
     uint64_t dma_transactions = 0;
     uint64_t tx_no_link_drops = 0;                   // transmitted with no wire attached
+    // for the books (ledger): what entered each direction and the causes not counted above
+    uint64_t rx_arrived = 0;                         // frames the wire delivered to the MAC
+    uint64_t rx_pause_consumed = 0;                  // PAUSE frames the MAC acted on or discarded
+    uint64_t rx_dma_error_drops = 0;                 // bus error before the frame was written
+    uint64_t rx_reset_drops = 0, tx_reset_drops = 0; // in the FIFOs when ETHEREN cleared
+    uint64_t tx_fetched = 0;                         // frames read from TX descriptors
+    uint64_t rx_in_flight_start = 0, tx_in_flight_start = 0;
 };
 
 class enet : public sc_core::sc_module, public net::eth_sink {
@@ -128,7 +136,11 @@ public:
     // Clears the model statistics (e.g. after warm-up); the MMIO-visible MIB is left alone.
     // Starts a measurement window: clears the model counters and remembers the MIB (which
     // software sees unchanged).
-    void reset_stats() { stats_ = enet_stats{}; mib_base_ = mib_.snapshot(); }
+    void reset_stats();
+    // The books of the receive path (wire -> memory) and of the transmit path (descriptors ->
+    // wire) since the last reset_stats().
+    ledger rx_ledger() const;
+    ledger tx_ledger() const;
     // Writes mib.<NAME> (counted since reset_stats), rx_no_descriptor_drops, pause_frames_sent,
     // ... into `out` (the platform passes the result's "dut" object).
     void report(nlohmann::json& out) const;
@@ -168,6 +180,8 @@ private:
     void rx_start(sc_core::sc_time delay);
     bool rx_dma_frame(rx_entry& e, sc_core::sc_time& delay);
     void rx_drop_no_descriptor(unsigned ring);
+    size_t rx_in_flight() const { return rx_count_ - (rx_busy_ ? 1 : 0); }  // the busy head is written
+    size_t tx_in_flight() const;
     unsigned classify(const net::frame& f);
     bool address_accepted(const net::frame& f, bool& miss);
     void handle_pause_frame(const net::frame& f);

@@ -2,7 +2,7 @@
 
 #include "models/sim_stats.h"
 #include "models/sim_time.h"
-#include "platform/config.h"
+#include "config/config.h"
 
 #include <nlohmann/json.hpp>
 

@@ -2,7 +2,7 @@
 
 #include "models/sim_stats.h"
 #include "models/sim_time.h"
-#include "platform/config.h"
+#include "config/config.h"
 
 #include <nlohmann/json.hpp>
 
@@ -53,6 +53,7 @@ sc_time link::end_point::send(frame_ptr f) {
     free_at = end + owner->byte_time_ * double(ifg_bytes);
     const sc_time arrive = end + owner->propagation_;
     const bool idle = wire.empty();
+    ++stats.sent;
     wire.push_back({std::move(f), start, end, arrive});
     if (idle) arrival.notify(arrive - now);  // otherwise deliver() re-arms for the next frame
     return free_at;
@@ -81,8 +82,16 @@ double link::utilisation(int dir) const {
 }
 
 void link::reset_stats() {
-    for (auto& e : ends_) e.stats = link_direction_stats{};
+    for (auto& e : ends_) {
+        e.stats = link_direction_stats{};
+        e.in_flight_start = e.wire.size();
+    }
     stats_since_ = sim_time();
+}
+
+ledger link::books(int dir) const {
+    const end_point& e = ends_[dir];
+    return {e.in_flight_start, e.stats.sent, e.stats.frames, {}, e.wire.size()};
 }
 
 void link::report(nlohmann::json& j) const {

@@ -4,6 +4,7 @@
 // Frames are carried as given: padding to 64 bytes is the sender's job, runts are only counted.
 #pragma once
 
+#include "models/accounting.h"
 #include "models/net/eth_port.h"
 #include "models/net/frame.h"
 #include "models/net/ring.h"
@@ -30,6 +31,7 @@ struct link_params {
 link_params link_params_from(const config_view& link_section);
 
 struct link_direction_stats {
+    uint64_t sent = 0;      // handed to the transmitting end
     uint64_t frames = 0;    // delivered to the far sink
     uint64_t bytes = 0;     // frame bytes incl. FCS (no preamble, no IFG)
     uint64_t runts = 0;     // frames shorter than 64 bytes incl. FCS (delivered anyway)
@@ -57,6 +59,8 @@ public:
     // Fraction of the measuring window the direction was busy (incl. preamble and IFG).
     double utilisation(int dir) const;
     void reset_stats();
+    // The books of one direction since reset_stats(): sent = delivered + on the wire.
+    ledger books(int dir) const;
     // Fills `j` with speed, propagation and per-direction frames/bytes/runts/utilisation.
     void report(nlohmann::json& j) const;
 
@@ -74,6 +78,7 @@ private:
         ring<in_flight> wire;      // serialised or queued, not yet delivered (in arrival order)
         sc_core::sc_event arrival;
         link_direction_stats stats;
+        uint64_t in_flight_start = 0;
 
         sc_core::sc_time send(frame_ptr f) override;
         sc_core::sc_time tx_free_at() const override { return free_at; }

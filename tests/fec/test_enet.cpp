@@ -4,7 +4,7 @@
 #include "models/fec/checksum.h"
 #include "models/sim_context.h"
 #include "models/sim_stats.h"
-#include "platform/config.h"
+#include "config/config.h"
 
 #include <cmath>
 #include <fstream>

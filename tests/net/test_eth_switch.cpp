@@ -5,7 +5,7 @@
 #include "models/net/link.h"
 #include "models/sim_context.h"
 #include "models/sim_stats.h"
-#include "platform/config.h"
+#include "config/config.h"
 #include "tests/net/net_bench.h"
 
 #include <gtest/gtest.h>

@@ -2,7 +2,7 @@
 // lines must each end in a clear error (config_error / pktgen_command_error) or be accepted,
 // never in another exception, a crash or undefined behaviour (run this under the sanitizers to
 // make the last part strict). Deterministic: fixed seeds.
-#include "platform/config.h"
+#include "config/config.h"
 #include "traffic/pktgen_commands.h"
 
 #include <gtest/gtest.h>

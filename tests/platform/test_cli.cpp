@@ -12,13 +12,14 @@ namespace {
 
 namespace fs = std::filesystem;
 const std::string fecsim = std::string(FECSIM_BINARY_DIR) + "/fecsim";
-const std::string data = FECSIM_TEST_DATA_DIR;
+const std::string data = (fs::path(FECSIM_TEST_DATA_DIR).parent_path().parent_path() / "config/data").string();  // the loader's samples
 const std::string experiment = std::string(FECSIM_SOURCE_CONFIG_DIR) + "/experiments/imx8mp-xdp-tx.json";
 
 using fecsim::test::outcome;
 
-// Runs fecsim with `args` (shell words), capturing stdout and stderr separately.
-outcome run(const std::string& args) { return fecsim::test::shell(fecsim + " " + args); }
+// Runs fecsim with `args` (shell words) and `env` ("NAME=value " words), capturing stdout and
+// stderr separately.
+outcome run(const std::string& args, const std::string& env = "") { return fecsim::test::shell(env + fecsim + " " + args); }
 
 size_t count_lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n'); }
 
@@ -182,14 +183,66 @@ TEST(cli, trace_is_a_chrome_trace_of_firmware_spans_and_wire_frames) {
     EXPECT_GT(frames_rx, 100);
 }
 
-TEST(cli, unwritable_result_file_is_refused_before_simulating) {
-    const outcome o = run("run " + experiment + " --set duration_s=0.001 --out /nonexistent/dir/r.json");
-    EXPECT_EQ(o.status, 2);
-    EXPECT_EQ(o.out, "");
-    EXPECT_EQ(o.err, "/nonexistent/dir/r.json: cannot write result file\n");
-    const outcome dir = run("run " + experiment + " --set duration_s=0.001 --out " + fs::temp_directory_path().string());
-    EXPECT_EQ(dir.status, 2);
-    EXPECT_NE(dir.err.find(": cannot write result file"), std::string::npos);
+TEST(cli, unwritable_outputs_are_refused_before_simulating) {
+    // Each used to fail after the run (exit 1), write nothing with exit 0, or lose the trace.
+    const std::string tmp = fs::temp_directory_path().string();
+    const std::vector<std::pair<std::string, std::string>> rows = {
+        {"--out /nonexistent/dir/r.json", "--out /nonexistent/dir/r.json: cannot write: No such file or directory\n"},
+        {"--out " + tmp, "--out " + tmp + ": is a directory\n"},
+        {"--out /dev/full", "--out /dev/full: cannot write: No space left on device\n"},
+        {"--trace /dev/full", "--trace /dev/full: cannot write: No space left on device\n"},
+        {"--pcap /proc/wire.pcapng", "--pcap /proc/wire.pcapng: cannot write: No such file or directory\n"},
+    };
+    for (const auto& [args, error] : rows) {
+        // A 100-second run: refused at once or the test times out.
+        const outcome o = run("run " + experiment + " --quiet --set duration_s=100 " + args);
+        EXPECT_EQ(o.status, 2) << args;
+        EXPECT_EQ(o.out, "") << args;
+        EXPECT_EQ(o.err, error) << args;
+    }
+    const outcome empty = run("run " + experiment + " --out ''");
+    EXPECT_EQ(empty.status, 2);
+    EXPECT_EQ(empty.err.rfind("fecsim: --out needs a value\n", 0), 0u) << empty.err;
+    // The probe leaves nothing behind.
+    const std::string fresh = tmp + "/fecsim-probe-" + std::to_string(::getpid()) + ".json";
+    EXPECT_EQ(run("run " + experiment + " --quiet --set duration_s=100 --out " + fresh + " --trace /dev/full").status, 2);
+    EXPECT_FALSE(fs::exists(fresh));
+}
+
+TEST(cli, hostile_inputs_exit_2_with_one_line) {
+    const std::string tmp = fs::temp_directory_path().string();
+    struct row {
+        std::string args, env, error_start;
+    };
+    const std::vector<row> rows = {
+        {"validate " + experiment + " --set 'description=\xff'", "", "--set description=\xef\xbf\xbd: not valid UTF-8"},
+        {"run " + experiment + " --quiet --set 'description=\xff'", "", "--set description=\xef\xbf\xbd: not valid UTF-8"},
+        {"validate " + experiment + " --set duration_s=1e400", "",
+         "--set duration_s=1e400: /duration_s: number 1e400 is out of the range of a double"},
+        {"validate /dev/zero", "", "/dev/zero: more than 64 MiB, the limit for an input file"},
+        {"validate " + experiment + " --set generator.pktgen_file=/dev/zero", "",
+         "--set generator.pktgen_file=/dev/zero: /generator/pktgen_file: /dev/zero: more than 64 MiB"},
+        {"validate " + experiment + " --set generator.pktgen_file=" + tmp, "",
+         "--set generator.pktgen_file=" + tmp + ": /generator/pktgen_file: " + tmp + ": is a directory, not a file"},
+        {"validate " + experiment, "FECSIM_CONFIG_DIR=/nonexistent ",
+         "/nonexistent/platforms: not a usable configuration directory: No such file or directory (the configuration "
+         "directory comes from FECSIM_CONFIG_DIR)"},
+        {"list", "FECSIM_CONFIG_DIR=" + std::string(FECSIM_SOURCE_CONFIG_DIR) + "/schema ",
+         FECSIM_SOURCE_CONFIG_DIR "/schema/platforms: not a usable configuration directory"},
+        {"validate " + experiment + " --set soc.fec.mac_address=ff:ff:ff:ff:ff:ff", "",
+         "--set soc.fec.mac_address=ff:ff:ff:ff:ff:ff: /soc/fec/mac_address: ff:ff:ff:ff:ff:ff is a multicast or "
+         "broadcast address, not a station address"},
+        {"validate " + experiment + " --set soc.fec.mac_address=01:00:5e:00:00:01", "",
+         "--set soc.fec.mac_address=01:00:5e:00:00:01: /soc/fec/mac_address: 01:00:5e:00:00:01 is a multicast"},
+        // the memory map made invalid by a --set names the --set, not the platform file
+        {"validate " + experiment + " --set mem.regions.1.base=0x30be0000", "", "--set mem.regions.1.base=0x30be0000: /mem/regions/1: "},
+    };
+    for (const row& r : rows) {
+        const outcome o = run(r.args, r.env);
+        EXPECT_EQ(o.status, 2) << r.args << ": " << o.err;
+        EXPECT_EQ(o.err.rfind(r.error_start, 0), 0u) << r.args << ": " << o.err;
+        EXPECT_EQ(count_lines(o.err), 1u) << r.args << ": " << o.err;
+    }
 }
 
 }  // namespace

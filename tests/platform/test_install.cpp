@@ -115,7 +115,7 @@ TEST(install, make_in_a_copied_source_tree_starts_the_stale_build_directory_afre
     scratch s;
     const fs::path tree = s.dir / "tree";
     fs::create_directories(tree / "build");
-    for (const char* part : {"Makefile", "CMakeLists.txt", "scripts", "configs", "models", "firmware", "traffic",
+    for (const char* part : {"Makefile", "CMakeLists.txt", "scripts", "configs", "config", "models", "firmware", "traffic",
                              "platform", "tests", "bench", "README.md", "docs"})
         fs::copy(source_dir / part, tree / part, fs::copy_options::recursive);
     // The build directory came along from the original tree.

@@ -3,7 +3,7 @@
 // The goldens are the model's own earlier output, not the published measurements: they catch a
 // model or driver change that moves a figure. To accept a deliberate move:
 //   scripts/update-goldens.sh    (FECSIM_UPDATE_GOLDENS=1 rewrites the file), then commit it.
-#include "platform/config.h"
+#include "config/config.h"
 #include "platform/simulation.h"
 
 #include <gtest/gtest.h>
@@ -63,7 +63,9 @@ json run_study(const study& s) {
     sets.push_back("duration_s=0.02");
     run_options quiet;
     quiet.quiet = true;
-    return headline(run_simulation(config::load(std::string(FECSIM_SOURCE_DIR) + "/" + s.experiment, sets), quiet));
+    const json r = run_simulation(config::load(std::string(FECSIM_SOURCE_DIR) + "/" + s.experiment, sets), quiet);
+    for (const std::string& line : unbalanced_books(r)) ADD_FAILURE() << s.name << ": " << line;
+    return headline(r);
 }
 
 TEST(goldens, published_studies_keep_their_figures) {

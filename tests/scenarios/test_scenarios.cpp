@@ -2,7 +2,7 @@
 // driver bugs, a generator below capacity, the generator that receives (E2), other verdicts
 // and RX buffer strategies.
 #include "models/cpu/coherency.h"
-#include "platform/config.h"
+#include "config/config.h"
 #include "platform/simulation.h"
 
 #include <gtest/gtest.h>
@@ -22,17 +22,47 @@ const run_options quiet = [] {
     return o;
 }();
 
-// Runs `experiment` with `sets` for a short window; the live output is off.
+// Runs `experiment` with `sets` for a short window; the live output is off. Every frame must be
+// accounted for at every model boundary, exactly.
 json run(const std::string& experiment, std::vector<std::string> sets, double duration_s = 0.02) {
     sets.push_back("warmup_s=0.02");  // every profile has opened its interface by then
     sets.push_back("duration_s=" + std::to_string(duration_s));
-    return run_simulation(config::load(experiment, sets), quiet);
+    json r = run_simulation(config::load(experiment, sets), quiet);
+    for (const std::string& line : unbalanced_books(r)) ADD_FAILURE() << experiment << ": " << line;
+    return r;
 }
 
 json run_e1(std::vector<std::string> sets, double duration_s = 0.02) { return run(e1, std::move(sets), duration_s); }
 
 double per_packet(const json& r, const char* counter) {
     return r["coherency"][counter].get<double>() / r["dut"]["packets"].get<double>();
+}
+
+TEST(scenario, e1_books_balance_at_every_boundary) {
+    const json r = run_e1({});
+    const json& a = r["accounting"];
+    for (const char* b : {"generator.nic_tx", "link.generator.a_to_b", "link.dut.b_to_a", "dut.fec.rx", "dut.fec.tx",
+                          "link.dut.a_to_b", "link.generator.b_to_a"}) {
+        SCOPED_TRACE(b);
+        ASSERT_TRUE(a.contains(b));
+        EXPECT_TRUE(a[b]["balanced"].get<bool>());
+        EXPECT_GT(a[b]["in"].get<uint64_t>(), 1000u);
+    }
+    // One boundary's output is the next one's input (E1 goes through the switch, whose books are
+    // not kept), and E1 drops at RX for lack of descriptors.
+    EXPECT_EQ(a["generator.nic_tx"]["out"], a["link.generator.a_to_b"]["in"]);
+    EXPECT_EQ(a["link.dut.b_to_a"]["out"], a["dut.fec.rx"]["in"]);
+    EXPECT_EQ(a["dut.fec.tx"]["out"], a["link.dut.a_to_b"]["in"]);
+    EXPECT_EQ(a["dut.fec.rx"]["out"], r["dut"]["rx_frames"]);
+    EXPECT_GT(a["dut.fec.rx"]["dropped"]["no_descriptor"].get<uint64_t>(), 0u);
+    EXPECT_EQ(a["dut.fec.rx"]["dropped"]["no_descriptor"], r["dut"]["rx_no_descriptor_drops"]);
+
+    // A boundary that lost a frame is named, with its figures.
+    json lost = r;
+    lost["accounting"]["dut.fec.rx"]["in"] = a["dut.fec.rx"]["in"].get<uint64_t>() + 1;
+    const auto lines = unbalanced_books(lost);
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_EQ(lines[0].rfind("accounting: dut.fec.rx: ", 0), 0u) << lines[0];
 }
 
 TEST(scenario, e1_every_variant_is_coherent_and_cpu_bound) {

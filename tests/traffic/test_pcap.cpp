@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -141,8 +142,8 @@ std::string le16(uint16_t v) { return std::string{char(v), char(v >> 8)}; }
 std::string global_header(uint32_t linktype = 1) {
     return le32(0xa1b2c3d4) + le16(2) + le16(4) + le32(0) + le32(0) + le32(65535) + le32(linktype);
 }
-std::string record(uint32_t caplen, uint32_t len, size_t bytes) {
-    return le32(1) + le32(0) + le32(caplen) + le32(len) + std::string(bytes, '\x11');
+std::string record(uint32_t caplen, uint32_t len, size_t bytes, uint32_t usec = 0) {
+    return le32(1) + le32(usec) + le32(caplen) + le32(len) + std::string(bytes, '\x11');
 }
 
 std::string load_error(const std::string& path) {
@@ -181,6 +182,31 @@ TEST(pcap, malformed_captures_are_clear_errors) {
 
     const std::string raw = test::write_file("raw.pcap", global_header(101) + record(60, 60, 60));
     EXPECT_EQ(load_error(raw), raw + ": link type RAW (12) is not Ethernet (EN10MB)");
+}
+
+TEST(pcap, a_frame_stamped_before_its_predecessor_goes_at_once) {
+    // 10 us, then 0 us (earlier than the first frame), then 20 us: each frame waits for its gap
+    // to the one before, a negative gap is none. The subtraction from the first frame's time
+    // used to wrap around, and frames 2 and 3 were never sent.
+    fresh_simulation();
+    pcap_replay_params p;
+    p.path = test::write_file("backwards.pcap", global_header() + record(60, 60, 60, 10) + record(60, 60, 60, 0) +
+                                                    record(60, 60, 60, 20));
+    replay_bench b(p);
+    sc_core::sc_start(1, sc_core::SC_MS);
+    ASSERT_EQ(b.first_bits.size(), 3u);
+    EXPECT_EQ(b.first_bits[0], sc_time(0, SC_NS));
+    EXPECT_EQ(b.first_bits[1], net::wire_time(64, 1000));  // as soon as the wire is free
+    EXPECT_EQ(b.first_bits[2], sc_time(20, SC_US));
+    EXPECT_TRUE(b.gen->finished());
+}
+
+TEST(pcap, directories_and_endless_inputs_are_refused) {
+    fresh_simulation();
+    const std::string dir = test::scratch_path("a-directory");
+    std::filesystem::create_directories(dir);
+    EXPECT_EQ(load_error(dir), dir + ": is a directory, not a file");
+    EXPECT_EQ(load_error("/dev/zero").rfind("/dev/zero: cannot read capture: ", 0), 0u) << load_error("/dev/zero");
 }
 
 TEST(pcap, kind_pcap_from_config) {

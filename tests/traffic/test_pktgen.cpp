@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <set>
 
 namespace fecsim::traffic {
 namespace {
@@ -132,6 +133,27 @@ TEST(pktgen, wire_bound_when_the_cpu_is_faster_than_the_line) {
     expect_within(double(b.rx.count), 1e9 / (84 * 8), 0.001, "line rate");
     EXPECT_GT(b.gen->stats().tx_busy, 0u) << "the TX ring must have filled";
     EXPECT_LE(b.gen->sofar() - b.rx.count, 1024u + 32u) << "no more in flight than the ring holds";
+}
+
+TEST(pktgen, random_sizes_keep_changing_when_the_ring_is_full) {
+    // A CPU faster than the line fills the TX ring. pktgen_xmit() builds the next frame before
+    // it finds the queue stopped, so every size keeps being drawn; the model used to return
+    // first and clear last_ok, which froze whichever size was current.
+    fresh_simulation();
+    pktgen_cpu_params fast = test_cpu();
+    fast.per_packet_ns = 100;
+    bench b(model({"count 0", "burst 8", "flag TXSIZE_RND", "min_pkt_size 60", "max_pkt_size 1500"}, fast), false, 20000);
+    sc_core::sc_start(200, sc_core::SC_MS);  // ~780-byte frames at line rate: ~30 000
+    ASSERT_GT(b.gen->stats().tx_busy, 100u) << "the TX ring must have filled";
+    ASSERT_EQ(b.rx.kept.size(), 20000u);
+    std::set<size_t> sizes;
+    size_t changes = 0;
+    for (size_t i = 0; i < b.rx.kept.size(); ++i) {
+        sizes.insert(b.rx.kept[i]->size());
+        changes += i > 0 && b.rx.kept[i]->size() != b.rx.kept[i - 1]->size();
+    }
+    EXPECT_GT(sizes.size(), 1000u);
+    EXPECT_GT(changes, 20000u / 8 * 9 / 10) << "about one new size per burst";
 }
 
 uint32_t seq_of(const net::frame& f) {

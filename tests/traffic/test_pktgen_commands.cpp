@@ -1,5 +1,6 @@
 // pktgen device commands: every command, flags, the sample03 shortcut, and errors that name
 // the line (command files) or the JSON pointer (experiment files).
+#include "config/config.h"
 #include "models/sim_context.h"
 #include "tests/traffic/test_util.h"
 #include "traffic/generator.h"
@@ -168,7 +169,9 @@ TEST(pktgen_commands, file_errors_carry_the_line_number) {
         EXPECT_EQ(std::string(e.what()), path + ":5: ratep: expected a decimal number, got \"many\"");
     }
     EXPECT_EQ(p.burst, 32u);  // lines before the bad one were applied
-    EXPECT_THROW(apply_pktgen_file(p, test::scratch_path("missing.pg")), pktgen_command_error);
+    EXPECT_THROW(apply_pktgen_file(p, test::scratch_path("missing.pg")), input_file_error);
+    // A directory used to be read as an empty file: accepted, nothing applied.
+    EXPECT_THROW(apply_pktgen_file(p, test::scratch_path("")), input_file_error);
 }
 
 TEST(pktgen_commands, sample03_defaults_match_the_script) {

@@ -2,7 +2,7 @@
 // schema (configs/schema) and the imx8mp platform profile.
 #pragma once
 
-#include "platform/config.h"
+#include "config/config.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,4 +1,4 @@
-#include "platform/config.h"
+#include "config/config.h"
 
 #include <algorithm>
 #include <cctype>
@@ -40,27 +40,103 @@ std::string describe(const json& v) {
     }
 }
 
-// Reads and parses one JSON file; errors name the file and the line/column.
-json read_json_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw config_error(path + ": cannot open file");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const std::string text = ss.str();
-    try {
-        return json::parse(text);
-    } catch (const json::parse_error& e) {
-        size_t byte = std::min<size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
-        size_t line = 1 + std::count(text.begin(), text.begin() + byte, '\n');
-        size_t col = byte - (text.rfind('\n', byte == 0 ? 0 : byte - 1) == std::string::npos
-                                 ? 0 : text.rfind('\n', byte == 0 ? 0 : byte - 1) + 1) + 1;
-        std::string msg = e.what();
-        auto pos = msg.find("syntax error");
-        if (pos != std::string::npos) msg = msg.substr(pos);
-        throw config_error(path + ": line " + std::to_string(line) + ", column " + std::to_string(col) +
-                           ": invalid JSON: " + msg);
+// "line L, column C" of byte offset `byte` in `text`.
+std::string position(const std::string& text, size_t byte) {
+    byte = std::min(byte, text.size());
+    const size_t line = 1 + std::count(text.begin(), text.begin() + byte, '\n');
+    const size_t line_start = byte == 0 ? 0 : text.rfind('\n', byte - 1) + 1;  // npos + 1 == 0
+    return "line " + std::to_string(line) + ", column " + std::to_string(byte - line_start + 1);
+}
+
+// Refuses objects and arrays nested deeper than max_json_depth while parsing, before the
+// recursive passes over the tree (merge, comments, validation) could exhaust the stack.
+json::parser_callback_t depth_limit(const std::string& where) {
+    return [where](int depth, json::parse_event_t event, json&) {
+        if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
+            depth >= max_json_depth)
+            throw config_error(where + ": objects and arrays nested deeper than " + std::to_string(max_json_depth) +
+                               " levels");
+        return true;
+    };
+}
+
+// The number nlohmann could not hold ("number overflow parsing '1e400'").
+std::string overflowing_number(const json::out_of_range& e) {
+    const std::string msg = e.what();
+    const size_t open = msg.find('\''), close = msg.rfind('\'');
+    return open < close ? msg.substr(open + 1, close - open - 1) : "";
+}
+
+// On text that parsed: the first key given twice in one object (JSON would keep the last
+// silently). Comment keys ("//...") may repeat.
+void reject_duplicate_keys(const std::string& text, const std::string& path) {
+    struct level {
+        bool object;
+        std::string pointer, key;
+        size_t index = 0;
+        bool expect_key;
+        std::map<std::string, size_t> line_of;
+    };
+    std::vector<level> open;
+    size_t line = 1;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c == '\n') {
+            ++line;
+        } else if (c == '"') {
+            const size_t start = i;
+            for (++i; text[i] != '"'; ++i) i += text[i] == '\\';  // valid JSON: the string is closed
+            if (open.empty() || !open.back().object || !open.back().expect_key) continue;
+            level& o = open.back();
+            o.expect_key = false;
+            o.key = json::parse(text.substr(start, i + 1 - start)).get<std::string>();
+            if (o.key.rfind("//", 0) == 0) continue;
+            const auto [first, fresh] = o.line_of.emplace(o.key, line);
+            if (!fresh)
+                throw config_error(path + ": " + o.pointer + "/" + o.key + ": key given twice (lines " +
+                                   std::to_string(first->second) + " and " + std::to_string(line) + ")");
+        } else if (c == '{' || c == '[') {
+            std::string p;
+            if (!open.empty()) p = open.back().pointer + "/" + (open.back().object ? open.back().key : std::to_string(open.back().index));
+            open.push_back({c == '{', p, "", 0, c == '{', {}});
+        } else if (c == '}' || c == ']') {
+            open.pop_back();
+        } else if (c == ',' && !open.empty()) {
+            if (open.back().object) open.back().expect_key = true;
+            else ++open.back().index;
+        }
     }
 }
+
+json read_json_file(const std::string& path) { return parse_json_file(read_input_file(path), path); }
+
+// nlohmann's dump() is the UTF-8 check: it refuses what it could not write.
+bool valid_utf8(const std::string& s) {
+    try {
+        (void)json(s).dump();
+        return true;
+    } catch (const json::type_error&) {
+        return false;
+    }
+}
+
+// A --set as it can be printed: invalid UTF-8 replaced, at most 120 bytes.
+std::string set_label(const std::string& s) {
+    std::string label = "--set ";
+    if (valid_utf8(s)) {
+        label += s;
+    } else {
+        const std::string q = json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+        label += q.substr(1, q.size() - 2);
+    }
+    if (label.size() > 120) {
+        size_t cut = 117;
+        while (cut > 0 && (static_cast<unsigned char>(label[cut]) & 0xC0) == 0x80) --cut;  // whole characters
+        label = label.substr(0, cut) + "...";
+    }
+    return label;
+}
+
 
 size_t edit_distance(const std::string& a, const std::string& b) {
     std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
@@ -310,18 +386,13 @@ const json* schema_at(const json& schema, const std::string& pointer) {
 }
 
 json load_schema(const std::string& config_dir) {
-    const fs::path dir = fs::path(config_dir) / "schema";
-    std::vector<fs::path> files;
-    std::error_code ec;
-    for (auto& e : fs::directory_iterator(dir, ec))
-        if (e.path().extension() == ".json") files.push_back(e.path());
-    if (ec || files.empty()) throw config_error(dir.string() + ": no schema files found");
-    std::sort(files.begin(), files.end());
+    const std::vector<std::string> files = config::json_files(config_dir, "schema");
+    if (files.empty()) throw config_error((fs::path(config_dir) / "schema").string() + ": no schema files found");
     json schema = json::object();
     for (auto& f : files) {
-        json part = read_json_file(f.string());
+        json part = read_json_file(f);
         for (auto& [k, v] : part.items()) {
-            if (schema.contains(k)) throw std::logic_error(f.string() + ": schema section '" + k + "' defined twice");
+            if (schema.contains(k)) throw std::logic_error(f + ": schema section '" + k + "' defined twice");
             schema[k] = v;
         }
     }
@@ -329,6 +400,50 @@ json load_schema(const std::string& config_dir) {
 }
 
 }  // namespace
+
+input_file_error input_too_large(const std::string& path) {
+    return input_file_error(path + ": more than " + std::to_string(max_input_bytes >> 20) +
+                            " MiB, the limit for an input file");
+}
+
+void check_input_file(const std::string& path) {
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) throw input_file_error(path + ": is a directory, not a file");
+    if (fs::is_regular_file(path, ec) && fs::file_size(path, ec) > max_input_bytes) throw input_too_large(path);
+}
+
+std::string read_input_file(const std::string& path) {
+    check_input_file(path);
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw input_file_error(path + ": cannot open file");
+    // Devices and pipes have no size: read in chunks and stop at the limit (/dev/zero).
+    std::string text;
+    std::vector<char> chunk(size_t(1) << 16);
+    while (in.read(chunk.data(), std::streamsize(chunk.size())) || in.gcount() > 0) {
+        text.append(chunk.data(), size_t(in.gcount()));
+        if (text.size() > max_input_bytes) throw input_too_large(path);
+    }
+    if (in.bad()) throw input_file_error(path + ": read error");
+    return text;
+}
+
+json parse_json_file(const std::string& text, const std::string& path) {
+    json j;
+    try {
+        j = json::parse(text, depth_limit(path));
+    } catch (const json::parse_error& e) {
+        std::string msg = e.what();
+        if (const auto pos = msg.find("syntax error"); pos != std::string::npos) msg = msg.substr(pos);
+        throw config_error(path + ": " + position(text, e.byte > 0 ? e.byte - 1 : 0) + ": invalid JSON: " + msg);
+    } catch (const json::out_of_range& e) {  // a number beyond a double, such as 1e400
+        const std::string number = overflowing_number(e);
+        const size_t at = number.empty() ? std::string::npos : text.find(number);
+        throw config_error(path + ": " + (at == std::string::npos ? "" : position(text, at) + ": ") + "number " +
+                           number + " is out of the range of a double");
+    }
+    reject_duplicate_keys(text, path);
+    return j;
+}
 
 uint64_t parse_address(const json& v) {
     if (v.is_number_unsigned()) return v.get<uint64_t>();
@@ -354,6 +469,21 @@ std::string config::default_config_dir() {
     return FECSIM_SOURCE_CONFIG_DIR;  // a build directory outside its source tree
 }
 
+std::vector<std::string> config::json_files(const std::string& config_dir, const std::string& kind) {
+    const fs::path dir = fs::path(config_dir) / kind;
+    std::vector<std::string> files;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+        if (it->path().extension() == ".json") files.push_back(it->path().string());
+    if (ec) {
+        const char* env = std::getenv("FECSIM_CONFIG_DIR");
+        throw config_error(dir.string() + ": not a usable configuration directory: " + ec.message() +
+                           (env && *env ? " (the configuration directory comes from FECSIM_CONFIG_DIR)" : ""));
+    }
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
 config config::load(const std::string& experiment_path, const std::vector<std::string>& sets,
                     const std::string& config_dir) {
     const json experiment = read_json_file(experiment_path);
@@ -365,15 +495,12 @@ config config::load(const std::string& experiment_path, const std::vector<std::s
         throw config_error(experiment_path + ": /platform: missing required key (the platform profile's name)");
 
     const std::string platform = experiment["platform"];
-    const fs::path platforms_dir = fs::path(config_dir) / "platforms";
-    const fs::path platform_path = platforms_dir / (platform + ".json");
-    if (platform.find('/') != std::string::npos || !fs::exists(platform_path)) {
+    const fs::path platform_path = fs::path(config_dir) / "platforms" / (platform + ".json");
+    const std::vector<std::string> profiles = json_files(config_dir, "platforms");
+    if (platform.find('/') != std::string::npos ||
+        std::find(profiles.begin(), profiles.end(), platform_path.string()) == profiles.end()) {
         std::string known;
-        std::vector<std::string> names;
-        for (auto& e : fs::directory_iterator(platforms_dir))
-            if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
-        std::sort(names.begin(), names.end());
-        for (auto& n : names) known += (known.empty() ? "" : ", ") + n;
+        for (auto& f : profiles) known += (known.empty() ? "" : ", ") + fs::path(f).stem().string();
         throw config_error(experiment_path + ": /platform: unknown platform \"" + platform + "\" (known: " + known + ")");
     }
 
@@ -386,19 +513,25 @@ config config::load(const std::string& experiment_path, const std::vector<std::s
     t.merge(experiment, experiment_path);
 
     for (const std::string& s : sets) {
-        const std::string source = "--set " + s;
+        const std::string source = set_label(s);
+        if (!valid_utf8(s)) throw config_error(source + ": not valid UTF-8");
         const size_t eq = s.find('=');
         if (eq == std::string::npos || eq == 0)
             throw config_error(source + ": expected dotted.key=value");
         const std::string key = s.substr(0, eq), text = s.substr(eq + 1);
+        if (key.size() > max_key_bytes)
+            throw config_error(source + ": key longer than " + std::to_string(max_key_bytes) + " bytes");
         if (key.front() == '.' || key.back() == '.' || key.find("..") != std::string::npos)
             throw config_error(source + ": malformed key \"" + key + "\"");
         if (key == "platform") throw config_error(source + ": the platform is chosen by the experiment file");
         json value;
         try {
-            value = json::parse(text);  // numbers, booleans, quoted strings, arrays, objects
+            value = json::parse(text, depth_limit(source));  // numbers, booleans, quoted strings, arrays, objects
         } catch (const json::parse_error&) {
             value = text;  // a bare word is a string
+        } catch (const json::out_of_range& e) {
+            throw config_error(source + ": " + dotted_to_pointer(key) + ": number " + overflowing_number(e) +
+                               " is out of the range of a double");
         }
         const std::string pointer = dotted_to_pointer(key);
         // An option string ("merge": "options", e.g. generator.sample03) keeps the options the
@@ -425,22 +558,30 @@ config config::load(const std::string& experiment_path, const std::vector<std::s
     return c;
 }
 
+// How late a source was layered: the profile, then the experiment, then each --set.
+int config::layer(const std::string& source) const {
+    return source.rfind("--set", 0) == 0 ? 2 : source != origin_.at("") ? 1 : 0;
+}
+
+// The source of the value at `pointer` or, for an object or array, the latest source of
+// anything inside it: a memory region whose base a --set moved is the --set's fault.
 std::string config::origin_of(const std::string& pointer) const {
     std::string p = pointer;
     while (!origin_.count(p) && !p.empty()) p = p.substr(0, p.rfind('/'));
-    const auto it = origin_.find(p);
-    return it == origin_.end() ? "<config>" : it->second;
+    std::string best = origin_.at(p);
+    const std::string inside = pointer + "/";
+    for (auto it = origin_.lower_bound(inside); it != origin_.end() && it->first.compare(0, inside.size(), inside) == 0; ++it)
+        if (layer(it->second) > layer(best)) best = it->second;
+    return best;
 }
 
 config_error config::error_at(const param_error& e) const {
     // Blame the key a --set changed, else one the experiment changed, else the first.
-    const std::string profile = origin_of("");
     std::string best = dotted_to_pointer(e.keys.at(0));
-    int best_rank = 0;
+    int best_layer = layer(origin_of(best));
     for (const std::string& k : e.keys) {
-        const std::string src = origin_of(dotted_to_pointer(k));
-        const int rank = src.rfind("--set", 0) == 0 ? 2 : src != profile ? 1 : 0;
-        if (rank > best_rank) best_rank = rank, best = dotted_to_pointer(k);
+        const int l = layer(origin_of(dotted_to_pointer(k)));
+        if (l > best_layer) best_layer = l, best = dotted_to_pointer(k);
     }
     return error_at(best, e.what());
 }

@@ -1,8 +1,9 @@
 // Configuration loading: layering, --set typing, defaults, and every class of bad input.
-#include "platform/config.h"
+#include "config/config.h"
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -199,6 +200,74 @@ TEST(config, unusable_files_are_clear_errors) {
     EXPECT_EQ(load_error(unknown, {}, d.root.string()), unknown + ": /platform: unknown platform \"imx99\" (known: imx8mp)");
     const std::string array = d.write("c.json", "[1, 2]");
     EXPECT_EQ(load_error(array, {}, d.root.string()), array + ": expected a JSON object at the top level");
+}
+
+// Hostile input found by fuzzing: each ended in a crash (stack overflow, uncaught nlohmann
+// exception, filesystem_error) or ran out of memory before it became a config_error.
+TEST(config, nesting_and_key_length_are_bounded) {
+    scratch_dir d;
+    const std::string deep = d.write("deep.json", "{\"platform\": \"imx8mp\", \"x\": " + std::string(100000, '[') + "}");
+    EXPECT_EQ(load_error(deep, {}, d.root.string()), deep + ": objects and arrays nested deeper than 32 levels");
+    std::string key = "a";
+    for (int i = 0; i < 10000; ++i) key += ".a";
+    const std::string err = load_error(data + "/minimal.json", {key + "=1"});
+    EXPECT_EQ(err.substr(err.find(": ")), ": key longer than 256 bytes") << err;
+    EXPECT_LT(err.size(), 200u);  // the label is cut, not the whole key
+    EXPECT_EQ(load_error(data + "/minimal.json", {"description=" + std::string(40, '[')}),
+              "--set description=" + std::string(40, '[') + ": objects and arrays nested deeper than 32 levels");
+}
+
+TEST(config, numbers_beyond_a_double_are_errors) {
+    scratch_dir d;
+    const std::string f = d.write("big.json", "{\"platform\": \"imx8mp\",\n \"duration_s\": 1e400}");
+    EXPECT_EQ(load_error(f, {}, d.root.string()), f + ": line 2, column 16: number 1e400 is out of the range of a double");
+    EXPECT_EQ(load_error(data + "/minimal.json", {"duration_s=1e400"}),
+              "--set duration_s=1e400: /duration_s: number 1e400 is out of the range of a double");
+}
+
+TEST(config, invalid_utf8_in_a_set_is_an_error) {
+    EXPECT_EQ(load_error(data + "/minimal.json", {"description=\xff"}), "--set description=\xef\xbf\xbd: not valid UTF-8");
+    EXPECT_EQ(load_error(data + "/minimal.json", {"desc\xc3ription=1"}),
+              "--set desc\xef\xbf\xbdription=1: not valid UTF-8");
+}
+
+TEST(config, an_unusable_configuration_directory_is_named) {
+    EXPECT_EQ(load_error(data + "/minimal.json", {}, "/nonexistent"),
+              "/nonexistent/platforms: not a usable configuration directory: No such file or directory");
+    scratch_dir d;
+    fs::remove_all(d.root / "schema");
+    EXPECT_EQ(load_error(d.write("e.json", R"({"platform": "imx8mp"})"), {}, d.root.string()),
+              (d.root / "schema").string() + ": not a usable configuration directory: No such file or directory");
+    EXPECT_THROW(config::json_files(d.root.string(), "experiments"), config_error);
+}
+
+TEST(config, input_files_are_capped_and_must_be_files) {
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_EQ(load_error("/dev/zero"), "/dev/zero: more than 64 MiB, the limit for an input file");
+    // Refused after reading at most the limit: well under the minute it took to run out of memory.
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+    scratch_dir d;
+    EXPECT_EQ(load_error(d.root.string()), d.root.string() + ": is a directory, not a file");
+    const std::string big = (d.root / "big.json").string();
+    fs::resize_file(d.write("big.json", "{}"), max_input_bytes + 1);  // sparse: no disk used
+    EXPECT_EQ(load_error(big), big + ": more than 64 MiB, the limit for an input file");
+}
+
+TEST(config, a_key_given_twice_names_both_lines) {
+    scratch_dir d;
+    const std::string f = d.write("dup.json", "{\"platform\": \"imx8mp\",\n \"//\": \"a\",\n \"//\": \"comments may repeat\",\n"
+                                              " \"link\": {\"speed_mbps\": 100,\n   \"speed_mbps\": 1000}}");
+    EXPECT_EQ(load_error(f, {}, d.root.string()), f + ": /link/speed_mbps: key given twice (lines 4 and 5)");
+    const std::string arrays = d.write("arr.json", "{\"platform\": \"imx8mp\", \"generator\": {\"pktgen\": [\"a\", \"b\"],"
+                                                   " \"x\": [{\"k\": 1}, {\"k\": 2, \"k\": 3}]}}");
+    EXPECT_EQ(load_error(arrays, {}, d.root.string()), arrays + ": /generator/x/1/k: key given twice (lines 1 and 1)");
+}
+
+TEST(config, an_error_about_an_object_blames_the_set_that_changed_it) {
+    const config c = config::load(data + "/minimal.json", {"mem.regions.1.base=0x1000"});
+    EXPECT_EQ(std::string(c.error_at("/mem/regions/1", "overlaps").what()),
+              "--set mem.regions.1.base=0x1000: /mem/regions/1: overlaps");
+    EXPECT_EQ(std::string(c.error_at("/mem/regions/0", "overlaps").what()).rfind(configs + "/platforms/", 0), 0u);
 }
 
 TEST(config, addresses_accept_integers_and_hex_strings_only) {

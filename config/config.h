@@ -18,6 +18,29 @@ struct config_error : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// An input file that cannot be used at all: "PATH: message" (missing, a directory, too large).
+struct input_file_error : config_error {
+    using config_error::config_error;
+};
+
+// Bounds on input, so that a hostile file or --set ends in a config_error instead of
+// exhausting the memory or the stack.
+constexpr size_t max_input_bytes = size_t(64) << 20;  // any file read whole (JSON, pktgen commands, captures)
+constexpr int max_json_depth = 32;                    // nesting of objects and arrays
+constexpr size_t max_key_bytes = 256;                 // a --set key
+
+// input_file_error if `path` is a directory or a regular file of more than max_input_bytes.
+void check_input_file(const std::string& path);
+// The error for an input that grows past max_input_bytes while it is read (a pipe, a device).
+input_file_error input_too_large(const std::string& path);
+// The whole of a regular file, a device or a pipe; input_file_error if it cannot be opened,
+// is a directory or holds more than max_input_bytes (a read stops there: /dev/zero).
+std::string read_input_file(const std::string& path);
+
+// Parses a JSON file's text: errors name `path` and the line; objects and arrays nest at most
+// max_json_depth deep, and a key given twice in one object is an error naming both lines.
+nlohmann::json parse_json_file(const std::string& text, const std::string& path);
+
 // A value the schema accepted but a model cannot use, thrown while the model is built from
 // its configuration. `keys` are the dotted configuration keys involved ("driver.rx_ring_size";
 // several for a combination), so the platform can name the JSON pointer and the file (or
@@ -61,6 +84,10 @@ public:
     // Directory holding platforms/, schema/, costs/, experiments/.
     static std::string default_config_dir();
 
+    // The *.json files in CONFIG_DIR/KIND ("platforms", "experiments", "schema"), sorted;
+    // config_error naming the directory when it is missing or unreadable.
+    static std::vector<std::string> json_files(const std::string& config_dir, const std::string& kind);
+
     // Loads EXPERIMENT (which names "platform"), merges it over the platform profile, applies
     // `sets` ("dotted.key=value"; the value is typed as JSON when it parses, else a string),
     // fills schema defaults and validates. Throws config_error listing every problem.
@@ -79,6 +106,7 @@ public:
     std::string origin_of(const std::string& pointer) const;  // file or "--set ..." of a value
 
 private:
+    int layer(const std::string& source) const;  // 0 profile, 1 experiment, 2 --set
     nlohmann::json tree_;
     std::map<std::string, std::string> origin_;  // JSON pointer -> file or "--set ..."
 };
