@@ -2,7 +2,7 @@
 """Elasticity of every published row to every documented platform parameter.
 
 For each row of scripts/published.tsv and each parameter below, runs the row with the
-parameter at 1.1x and 0.9x its profile value and prints d ln(rate) / d ln(parameter) as a
+parameter at 1.1x and 0.9x its profile value (after a 20 ms warm-up) and prints d ln(rate) / d ln(parameter) as a
 Markdown table (the table in docs/calibration.md). An elasticity of -1 means the figure is
 inversely proportional to the parameter; 0 means the figure does not hang on it.
 
@@ -68,7 +68,7 @@ def run(fecsim, experiment, sets, duration, out_dir):
     """One fecsim run; returns the result tree."""
     fd, out = tempfile.mkstemp(suffix=".json", dir=out_dir)
     os.close(fd)
-    cmd = [fecsim, "run", experiment, "--quiet", "--out", out, "--set", f"duration_s={duration}"]
+    cmd = [fecsim, "run", experiment, "--quiet", "--out", out, "--set", f"duration_s={duration}", "--set", "warmup_s=0.02"]
     for s in sets:
         cmd += ["--set", s]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
