@@ -5,7 +5,7 @@ JOBS  ?= $(shell nproc)
 EXPERIMENT ?= configs/experiments/imx8mp-xdp-tx.json
 PREFIX ?= /usr/local
 
-.PHONY: deps configure build fecsim everything run table test bench install costs plots clean
+.PHONY: deps configure build fecsim everything run table test bench install costs plots fuzz sanitize clean
 
 deps:
 	@scripts/install-deps.sh
@@ -62,6 +62,23 @@ plots: build
 	  --title "E1 xdp2 XDP_TX on i.MX8MP: RX ring size (20 ms windows)"
 	@scripts/run-headline.sh $(BUILD)/fecsim all > $(PLOTS)/table.txt
 	@scripts/plot.py table $(PLOTS)/table.txt --out docs/images/table
+
+# Every test under UndefinedBehaviorSanitizer and AddressSanitizer (docs/reliability.md).
+SAN_BUILD ?= build-san
+sanitize: deps
+	@cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=Sanitize >/dev/null
+	@cmake --build $(SAN_BUILD) -j $(JOBS)
+	@cd $(SAN_BUILD) && LSAN_OPTIONS=suppressions=$(CURDIR)/fuzz/lsan.supp:print_suppressions=0 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
+
+# libFuzzer harnesses (fuzz/, clang with ASan + UBSan), FUZZ_SECONDS each.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	@CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFECSIM_FUZZ=ON \
+	  -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fsanitize=fuzzer-no-link" >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_config fuzz_pktgen fuzz_pcap fuzz_fec
+	@scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 clean:
 	@rm -rf $(BUILD)

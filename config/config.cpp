@@ -521,7 +521,9 @@ config config::load(const std::string& experiment_path, const std::vector<std::s
         const std::string key = s.substr(0, eq), text = s.substr(eq + 1);
         if (key.size() > max_key_bytes)
             throw config_error(source + ": key longer than " + std::to_string(max_key_bytes) + " bytes");
-        if (key.front() == '.' || key.back() == '.' || key.find("..") != std::string::npos)
+        // '~' and '/' have a meaning in a JSON pointer; no key uses them (found by fuzz_config).
+        if (key.front() == '.' || key.back() == '.' || key.find("..") != std::string::npos ||
+            key.find_first_of("~/") != std::string::npos)
             throw config_error(source + ": malformed key \"" + key + "\"");
         if (key == "platform") throw config_error(source + ": the platform is chosen by the experiment file");
         json value;

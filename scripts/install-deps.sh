@@ -16,6 +16,7 @@ packages=(
   python3                 # scripts/ (headline table, sweeps)
   python3-matplotlib      # scripts/plot.py (make plots)
   slurm-wlm munge         # the sweep test submits a Slurm array job to a cluster it starts
+  clang libclang-rt-14-dev  # make fuzz: libFuzzer harnesses with ASan and UBSan (fuzz/)
 )
 
 missing=()

@@ -102,6 +102,8 @@ TEST(config, set_errors_name_the_override) {
               "--set mem.ddr.read_latncy_ns=3: /mem/ddr/read_latncy_ns: unknown key (did you mean 'read_latency_ns'?)");
     EXPECT_EQ(load_error(data + "/minimal.json", {"seed"}), "--set seed: expected dotted.key=value");
     EXPECT_EQ(load_error(data + "/minimal.json", {"mem..ddr=1"}), "--set mem..ddr=1: malformed key \"mem..ddr\"");
+    EXPECT_EQ(load_error(data + "/minimal.json", {"duration~s=1"}), "--set duration~s=1: malformed key \"duration~s\"");
+    EXPECT_EQ(load_error(data + "/minimal.json", {"mem/ddr=1"}), "--set mem/ddr=1: malformed key \"mem/ddr\"");
     EXPECT_EQ(load_error(data + "/minimal.json", {"mem.ddr.burst_bytes.x=1"}),
               "--set mem.ddr.burst_bytes.x=1: /mem/ddr/burst_bytes: is not an object");
     EXPECT_EQ(load_error(data + "/minimal.json", {"mem.regions.7.latency_ns=1"}),

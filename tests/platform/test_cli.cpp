@@ -209,6 +209,25 @@ TEST(cli, unwritable_outputs_are_refused_before_simulating) {
     EXPECT_FALSE(fs::exists(fresh));
 }
 
+TEST(cli, max_wall_s_stops_a_long_run_with_a_result_marked_incomplete) {
+    const std::string path = fs::temp_directory_path().string() + "/fecsim-wall-" + std::to_string(::getpid()) + ".json";
+    // 1000 simulated seconds would take hours; the guard stops the window after ~1 s of host time.
+    const outcome o = run("run " + experiment + " --quiet --set warmup_s=0.01 --set duration_s=1000 --max-wall-s 1 --out " + path);
+    EXPECT_EQ(o.status, 0) << o.err;
+    EXPECT_NE(o.err.find("fecsim: --max-wall-s reached: "), std::string::npos) << o.err;
+    std::ifstream in(path);
+    const auto r = nlohmann::json::parse(in);
+    fs::remove(path);
+    EXPECT_TRUE(r["sim"]["incomplete"].get<bool>());
+    const double window = r["sim"]["window_s"];
+    EXPECT_GT(window, 0.0);
+    EXPECT_LT(window, 1000.0);
+    EXPECT_NEAR(r["sim"]["simulated_s"].get<double>(), 0.01 + window, 1e-9);
+    EXPECT_NEAR(r["rates"]["dut_rx_pps"].get<double>(), r["dut"]["rx_frames"].get<double>() / window, 1e-6);
+    EXPECT_EQ(run("run " + experiment + " --max-wall-s 0").status, 2);
+    EXPECT_EQ(run("run " + experiment + " --max-wall-s soon").status, 2);
+}
+
 TEST(cli, hostile_inputs_exit_2_with_one_line) {
     const std::string tmp = fs::temp_directory_path().string();
     struct row {
