@@ -7,8 +7,8 @@
       spans min..max.
   plot.py table TABLE.txt [--out PREFIX]
       from what `make table` printed: simulated vs measured per row. Prediction rows get the
-      band where the measurement would fall if the model were as far off as on the calibration
-      rows (simulated / (1 + error) for the smallest and largest calibration error).
+      band `make table` printed for them (the row run at both ends of its platform's
+      level-parameter range, scripts/bands.tsv).
 """
 import argparse
 import json
@@ -102,7 +102,8 @@ def plot_sweep(args):
     save(fig, args.out)
 
 
-ROW = re.compile(r"^(\S+)\s+(\S+)\s+([\d,.]+|n/a)\s+([\d,]+|held out)\s+(\S*)\s+(calibration|predict)$")
+ROW = re.compile(r"^(\S+)\s+(\S+)\s+([\d,.]+|n/a)\s+(?:\[([\d,]+) - ([\d,]+)\]\s+)?([\d,]+|held out)\s+(\S*)\s+"
+                 r"(calibration|predict)$")
 
 
 def plot_table(args):
@@ -116,15 +117,16 @@ def plot_table(args):
                 m = ROW.match(line.strip())
                 if not m:
                     fail(f"{args.table}: line {n}: not a row of `make table`: {line!r}")
-                row, metric, sim, measured, _, kind = m.groups()
-                rows.append({"row": row, "sim": None if sim == "n/a" else float(sim.replace(",", "")),
+                row, metric, sim, lo, hi, measured, _, kind = m.groups()
+                number = lambda text: float(text.replace(",", ""))
+                rows.append({"row": row, "sim": None if sim == "n/a" else number(sim),
+                             "band": (number(lo), number(hi)) if lo else None,
                              "measured": None if measured == "held out" else float(measured.replace(",", "")),
                              "kind": kind})
     except OSError as e:
         fail(f"{args.table}: {e.strerror}")
     if not rows:
         fail(f"{args.table}: no rows")
-    errors = [r["sim"] / r["measured"] - 1 for r in rows if r["kind"] == "calibration" and r["sim"] and r["measured"]]
     fig, ax = plt.subplots(figsize=(max(6.4, 0.45 * len(rows)), 4.2))
     width = 0.4
     for i, r in enumerate(rows):
@@ -133,16 +135,15 @@ def plot_table(args):
             ax.bar(i - width / 2, r["sim"], width, color=colour)
         if r["measured"] is not None:
             ax.bar(i + width / 2, r["measured"], width, color="tab:gray")
-        elif errors and r["sim"]:
-            lo, hi = r["sim"] / (1 + max(errors)), r["sim"] / (1 + min(errors))
-            ax.plot([i + width / 2] * 2, [lo, hi], color="tab:orange", linewidth=6, alpha=0.4, solid_capstyle="butt")
+        elif r["band"]:
+            ax.plot([i + width / 2] * 2, r["band"], color="tab:orange", linewidth=6, alpha=0.4, solid_capstyle="butt")
     handles = [matplotlib.patches.Patch(color="tab:blue", label="simulated (calibration row)"),
                matplotlib.patches.Patch(color="tab:orange", label="simulated (prediction)"),
                matplotlib.patches.Patch(color="tab:gray", label="measured")]
-    if errors:
+    if any(r["band"] for r in rows):
         handles.append(matplotlib.patches.Patch(color="tab:orange", alpha=0.4,
-                                                label=f"prediction band (calibration error {min(errors):+.0%}..{max(errors):+.0%})"))
-    top = max(max(r["sim"] or 0, r["measured"] or 0) for r in rows)
+                                                label="prediction band (level parameter's plausible range)"))
+    top = max(max(r["sim"] or 0, r["measured"] or 0, *(r["band"] or ())) for r in rows)
     ax.set_ylim(0, top * 1.3)  # room for the legend above the bars
     ax.legend(handles=handles, fontsize=7, loc="upper center", ncol=2)
     ax.set_xticks(range(len(rows)))

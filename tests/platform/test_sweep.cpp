@@ -207,9 +207,9 @@ TEST(sweep, runs_resumes_shards_and_collects) {
     EXPECT_EQ(bad.status, 2);
     EXPECT_NE(bad.err.find("not a swept key of " + all.string() + " (swept: driver.xdp_tx_variant, seed)"), std::string::npos)
         << bad.err;
-    write(d / "table.txt", "row  metric  simulated  measured  error  kind\n"
-                           "E1-v4  rates.xdp_prog_pps  437,649  326,539  +34.0%  calibration\n"
-                           "E1-merged  rates.xdp_prog_pps  567,984  held out    predict\n");
+    write(d / "table.txt", "row  metric  simulated  band  measured  error  kind\n"
+                           "E1-v4  rates.xdp_prog_pps  367,954  326,539  +12.7%  calibration\n"
+                           "E1-merged  rates.xdp_prog_pps  419,356  [419,356 - 642,204]  held out    predict\n");
     const outcome t = fecsim::test::shell(plot + " table " + (d / "table.txt").string() + " --out " + (d / "t").string());
     EXPECT_EQ(t.status, 0) << t.err;
     EXPECT_TRUE(fs::exists(d / "t.png") && fs::exists(d / "t.svg"));
