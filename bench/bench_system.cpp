@@ -1,5 +1,5 @@
 // Speed of the whole platform on the headline study: host time per simulated second and per
-// DUT packet, kernel events per packet (DESIGN.md §2 budget). Median over repetitions:
+// DUT packet, kernel events per packet (docs/design.md §2 budget). Median over repetitions:
 //   build/bench/fecsim_bench --benchmark_filter=e1 --benchmark_repetitions=5
 #include "config/config.h"
 #include "platform/simulation.h"

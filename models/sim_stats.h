@@ -6,7 +6,7 @@
 namespace fecsim {
 
 // Every model process activation (a method run, a thread wake-up) adds one, so the result file
-// can report how many kernel events a simulated packet costs (DESIGN.md §2 "Budget").
+// can report how many kernel events a simulated packet costs (docs/design.md §2 "Budget").
 struct sim_stats {
     static inline uint64_t kernel_events = 0;
     static void count_event() { ++kernel_events; }

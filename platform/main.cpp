@@ -1,4 +1,4 @@
-// The fecsim command line (DESIGN.md §5): run | validate | list.
+// The fecsim command line (docs/design.md §5): run | validate | list.
 // Exit status: 0 ok, 1 model or internal error, 2 bad input.
 #include "config/config.h"
 #include "firmware/xdp/programs.h"

@@ -1,4 +1,4 @@
-// Code-path instruction costs (configs/costs/*.json, DESIGN.md §2): every ported kernel function
+// Code-path instruction costs (configs/costs/*.json, docs/design.md §2): every ported kernel function
 // charges the instruction count of its own body; the core turns it into time with its CPI.
 // Memory, uncached, MMIO, cache-maintenance and barrier costs are charged separately by the
 // core when the firmware performs those operations.

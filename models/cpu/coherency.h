@@ -1,4 +1,4 @@
-// Coherency checker (DESIGN.md §3): compares the CPU's cached copies (the cores' tag arrays)
+// Coherency checker (docs/design.md §3): compares the CPU's cached copies (the cores' tag arrays)
 // with what the device reads and writes in memory, and reports, with address, size, simulated
 // time and firmware function:
 //   stale_read     the CPU read a cached line the device wrote after it was cached (missing invalidate)

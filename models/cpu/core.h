@@ -1,4 +1,4 @@
-// Cortex-A core timing model (DESIGN.md §2): one SC_THREAD runs the firmware C++ and charges
+// Cortex-A core timing model (docs/design.md §2): one SC_THREAD runs the firmware C++ and charges
 // every step to a tlm_quantumkeeper. Tag-only L1 D-cache + L2 (shared between cores when the
 // platform passes one), misses and write-backs through the bus to DDR, uncached and MMIO paths
 // with a posted write buffer, DC CVAC/IVAC/CIVAC per line, DMB/DSB, an ARMv7 PL310 outer-cache

@@ -1,5 +1,5 @@
 // What firmware (kernel services, the driver port, XDP programs) may ask of the core it runs on.
-// Every call charges simulated time to the core (DESIGN.md §2) and is attributed to a cost
+// Every call charges simulated time to the core (docs/design.md §2) and is attributed to a cost
 // category and to the firmware function currently entered; memory calls move real bytes.
 #pragma once
 

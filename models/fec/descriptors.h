@@ -1,7 +1,7 @@
 // ENET buffer descriptors: the legacy 8-byte `bufdesc` and the enhanced 32-byte `bufdesc_ex`
 // (selected by ECR.EN1588), little-endian as on ARM/ARM64 with ECR.DBSWP set. Bit names are
 // the kernel's (fec.h); the enhanced status words follow the i.MX reference manual.
-// Source: /work/shared/reference/fec-driver.md §1.
+// Source: the reference manual and fec.h as summarised in docs/models/fec.md (Registers, Behaviour).
 #pragma once
 
 #include <cstddef>

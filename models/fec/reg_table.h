@@ -1,4 +1,4 @@
-// A table of 32-bit memory-mapped registers in the VCML style (DESIGN.md §6): each register has
+// A table of 32-bit memory-mapped registers in the VCML style (docs/design.md §6): each register has
 // a name, an offset, a reset value, an access policy and optional read/write callbacks. The
 // owning model looks registers up by offset; the table knows nothing about the device.
 #pragma once

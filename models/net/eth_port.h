@@ -1,6 +1,6 @@
 // How Ethernet devices connect: a device transmits through an eth_tx (one end of a link) and
 // receives through the eth_sink it registered with the link. The link serialises at line rate
-// and delivers each frame as one event at the time its last bit arrives (DESIGN.md §2).
+// and delivers each frame as one event at the time its last bit arrives (docs/design.md §2).
 #pragma once
 
 #include "models/net/frame.h"

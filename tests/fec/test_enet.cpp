@@ -206,7 +206,7 @@ void line_rate(size_t size, uint64_t expected_fps) {
         EXPECT_EQ(b.rd(size == 64 ? RMON_T_P64 : RMON_T_P1024TO2047), n);
         EXPECT_EQ(b.rd(IEEE_T_OCTETS_OK), n * size);
         EXPECT_EQ(b.dut.stats().tx_frames, n);
-        // A handful of kernel events per frame (DESIGN.md §2), here without coalescing.
+        // A handful of kernel events per frame (docs/design.md §2), here without coalescing.
         EXPECT_LE(double(sim_stats::kernel_events - events0) / n, 4.0);
     });
 }
