@@ -18,6 +18,8 @@ import subprocess
 import sys
 import tempfile
 
+from headline import table  # the reader of scripts/*.tsv
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
@@ -46,15 +48,8 @@ PARAMETERS = [
 
 
 def published_rows():
-    rows = []
-    with open(os.path.join(HERE, "published.tsv")) as f:
-        for line in f:
-            if line.startswith("#") or not line.strip():
-                continue
-            rid, exp, sets, metric, measured, kind = line.rstrip("\n").split("\t")
-            rows.append({"id": rid, "experiment": exp, "sets": [] if sets == "-" else sets.split(),
-                         "metric": metric, "measured": measured, "kind": kind})
-    return rows
+    return [{"id": rid, "experiment": exp, "sets": [] if sets == "-" else sets.split(), "metric": metric,
+             "measured": measured, "kind": kind} for rid, exp, sets, metric, measured, kind in table("published.tsv")]
 
 
 def lookup(tree, dotted):

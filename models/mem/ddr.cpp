@@ -61,15 +61,13 @@ sc_time ddr::access(const sc_time& arrival, size_t bytes, bool is_write) {
     size_t gone = 0;
     while (gone < booked_.size() && booked_[gone].end <= now) ++gone;
     if (gone) booked_.erase(booked_.begin(), booked_.begin() + static_cast<std::ptrdiff_t>(gone));
-    // Wait for whatever occupies the bus at the start time, until nothing does. Bookings that
-    // start later stay where they are (they were answered already).
+    // Wait for whatever occupies the bus at the start time, until nothing does. One pass in
+    // start order suffices: a booking passed over ended before the start, which only grows.
+    // Bookings that start later stay where they are (they were answered already).
     sc_time start = arrival;
-    for (bool moved = true; moved;) {
-        moved = false;
-        for (const booking& b : booked_) {
-            if (b.start > start) break;
-            if (b.end > start) start = b.end, moved = true;
-        }
+    for (const booking& b : booked_) {
+        if (b.start > start) break;
+        if (b.end > start) start = b.end;
     }
     const sc_time end = start + transfer;
     auto at = booked_.end();
