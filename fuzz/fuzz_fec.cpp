@@ -1,12 +1,14 @@
 // libFuzzer: the ENET model driven from the core side. The input is a program of register
 // writes and reads, memory writes (random descriptor contents in the rings), frames from the
-// wire and time steps. The model must behave as silicon does (set EBERR, stop a ring, drop a
-// frame) and never crash, hang or touch host memory outside the simulated DDR.
+// wire (PAUSE frames among them) and time steps. The model must behave as silicon does (set
+// EBERR, stop a ring, hold or drop a frame, pause) and never crash, hang or touch host memory
+// outside the simulated DDR.
 #include "models/fec/descriptors.h"
 #include "models/fec/enet.h"
 #include "models/mem/ddr.h"
 #include "models/mem/router.h"
 #include "models/net/frame.h"
+#include "models/net/mac_control.h"
 #include "models/sim_context.h"
 #include "tests/support/tlm_initiator.h"
 
@@ -116,15 +118,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             r->dram.poke(at, b, sizeof b);
             break;
         }
-        case 2: {  // a frame from the wire, to the DUT's address or not
+        case 2: {  // a frame from the wire: to the DUT's address or not, or a PAUSE
             const size_t len = 14 + in.take<uint16_t>() % 2100;
+            const uint8_t kind = in.take<uint8_t>();
             net::frame_ptr f = net::frame_pool::instance().get(len);
-            for (size_t i = 0; i < len; ++i) f->bytes[i] = uint8_t(i * 7 + len);
-            if (in.take<uint8_t>() & 1) {
-                const uint8_t dst[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
-                std::memcpy(f->data(), dst, 6);
+            if (kind & 2) {
+                net::make_pause(*f, 0x020000000002ull, in.take<uint16_t>());
+            } else {
+                for (size_t i = 0; i < len; ++i) f->bytes[i] = uint8_t(i * 7 + len);
+                if (kind & 1) {
+                    const uint8_t dst[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
+                    std::memcpy(f->data(), dst, 6);
+                }
+                net::append_fcs(*f);
             }
-            net::append_fcs(*f);
             r->dut.frame_arrived(std::move(f));
             break;
         }

@@ -221,7 +221,6 @@ void telemetry_sampler::sample() {
     j["rings"] = chip_.ring_occupancy();
     // Drops by cause, counted since the phase (warm-up, window) started.
     for (auto [name, pointer] : std::initializer_list<std::pair<const char*, const char*>>{
-             {"rx_no_descriptor", "/dut/rx_no_descriptor_drops"},
              {"rx_fifo_overflow", "/dut/rx_fifo_overflow_drops"},
              {"rx_disabled", "/dut/rx_disabled_drops"},
              {"rx_filtered", "/dut/rx_filtered"},

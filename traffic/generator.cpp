@@ -6,22 +6,22 @@
 
 namespace fecsim::traffic {
 
-namespace {
-constexpr uint16_t ethertype_mac_control = 0x8808;
-constexpr uint16_t opcode_pause = 0x0001;
-constexpr double pause_quantum_bits = 512;
-}  // namespace
-
 bool pause_state::handle(const net::frame& f, double speed_mbps) {
-    if (f.size() < 18) return false;
-    const uint8_t* d = f.data();
-    if ((d[12] << 8 | d[13]) != ethertype_mac_control || (d[14] << 8 | d[15]) != opcode_pause) return false;
-    ++received;
-    if (flow_control_) {
-        const unsigned quanta = unsigned(d[16] << 8 | d[17]);
-        until_ = sc_core::sc_time_stamp() + sc_core::sc_time(quanta * pause_quantum_bits * 1e3 / speed_mbps, sc_core::SC_NS);
-    }
+    const int quanta = net::pause_quanta(f);
+    if (quanta < 0) return false;
+    ++received_;
+    if (flow_control_) timer_.start(sc_core::sc_time_stamp(), net::pause_duration(uint16_t(quanta), speed_mbps));
     return true;
+}
+
+void pause_state::reset_window() {
+    received_ = 0;
+    timer_.reset_window(sc_core::sc_time_stamp());
+}
+
+void pause_state::report(nlohmann::json& j) const {
+    j["pause_frames_received"] = received_;
+    if (flow_control_) j["tx_paused_s"] = timer_.paused_time(sc_core::sc_time_stamp()).to_seconds();
 }
 
 std::unique_ptr<generator> make_generator(const char* name, const config& cfg, bool flow_control) {

@@ -5,6 +5,7 @@
 #include "models/accounting.h"
 #include "models/net/eth_port.h"
 #include "models/net/frame.h"
+#include "models/net/mac_control.h"
 
 #include <nlohmann/json.hpp>
 #include <systemc>
@@ -50,14 +51,18 @@ public:
 
     // True when `f` is a MAC control PAUSE frame (counted; honoured only with flow control).
     bool handle(const net::frame& f, double speed_mbps);
-    bool paused(sc_core::sc_time now) const { return now < until_; }
-    sc_core::sc_time until() const { return until_; }
+    bool paused(sc_core::sc_time now) const { return timer_.paused(now); }
+    sc_core::sc_time until() const { return timer_.until(); }
     bool flow_control() const { return flow_control_; }
-    uint64_t received = 0;  // PAUSE frames seen (window)
+    uint64_t received() const { return received_; }
+    void reset_window();
+    // pause_frames_received and, when PAUSE is honoured, tx_paused_s (time the timer ran).
+    void report(nlohmann::json& j) const;
 
 private:
     bool flow_control_;
-    sc_core::sc_time until_;
+    uint64_t received_ = 0;  // PAUSE frames seen (window)
+    net::pause_timer timer_;
 };
 
 }  // namespace fecsim::traffic

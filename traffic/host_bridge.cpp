@@ -127,7 +127,8 @@ void host_bridge::pace() {
 }
 
 void host_bridge::reset_stats() {
-    tx_frames_ = rx_frames_ = pause_.received = 0;
+    tx_frames_ = rx_frames_ = 0;
+    pause_.reset_window();
     measuring_ = true;
     max_lag_s_ = 0;
 }
@@ -139,7 +140,7 @@ void host_bridge::report(nlohmann::json& j) const {
     j["pacing"] = p_.realtime ? "realtime" : "as_fast_as_possible";
     j["tx_frames"] = tx_frames_;  // window: into the simulated wire
     j["rx_frames"] = rx_frames_;  // window: out of it, to the host
-    j["pause_frames_received"] = pause_.received;
+    pause_.report(j);
     // Since the run started: everything the host side saw, including the warm-up.
     j["frames_from_host"] = socket_->frames_from_host();
     j["frames_to_host"] = socket_->frames_to_host();

@@ -156,7 +156,7 @@ void pcap_replay::frame_arrived(net::frame_ptr f) {
 void pcap_replay::reset_stats() {
     tx_frames_ = tx_bytes_ = 0;
     rx_.reset();
-    pause_.received = 0;
+    pause_.reset_window();
 }
 
 void pcap_replay::report(nlohmann::json& j) const {
@@ -164,7 +164,7 @@ void pcap_replay::report(nlohmann::json& j) const {
     j["tx_frames"] = tx_frames_;
     j["tx_bytes"] = tx_bytes_;
     j["rx_frames"] = rx_.stats().frames;
-    j["pause_frames_received"] = pause_.received;
+    pause_.report(j);
     j["loops_completed"] = loop_;
     if (finished_) j["ended_s"] = ended_at_.to_seconds();  // the last frame has left
     rx_.report(j["rx"]);

@@ -193,7 +193,7 @@ void pktgen::reset_stats() {
     s_ = {};
     s_.ring_at_start = tail_ - commit_;
     rx_.reset();
-    pause_.received = 0;
+    pause_.reset_window();
     window_start_ = sc_core::sc_time_stamp();
 }
 
@@ -204,7 +204,7 @@ void pktgen::report(nlohmann::json& j) const {
     j["tx_bytes"] = s_.tx_bytes;
     j["rx_frames"] = s_.rx_frames;
     j["rx_ignored"] = s_.rx_ignored;
-    j["pause_frames_received"] = pause_.received;
+    pause_.report(j);
     j["tx_ring_full"] = s_.tx_busy;
     j["cpu_busy_fraction"] = window_ns > 0 ? std::min(1.0, s_.cpu_busy_ns / window_ns) : 0.0;
     if (p_.rx_enabled) rx_.report(j["rx"]);

@@ -69,7 +69,7 @@ public:
 
     const pktgen_stats& stats() const { return s_; }
     const rx_analyzer& rx_analysis() const { return rx_; }
-    uint64_t pause_frames_received() const { return pause_.received; }
+    uint64_t pause_frames_received() const { return pause_.received(); }
     uint64_t sofar() const { return sofar_; }     // packets sent since the start
     bool finished() const { return finished_; }   // `count` packets sent
     const sc_core::sc_event& finished_event() const { return finished_ev_; }

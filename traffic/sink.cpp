@@ -176,14 +176,14 @@ void sink::frame_arrived(net::frame_ptr f) {
 
 void sink::reset_stats() {
     rx_.reset();
-    pause_.received = 0;
+    pause_.reset_window();
     reflected_ = 0;
 }
 
 void sink::report(nlohmann::json& j) const {
     rx_.report(j);
     j["reflected"] = reflected_;
-    j["pause_frames_received"] = pause_.received;
+    pause_.report(j);
 }
 
 }  // namespace fecsim::traffic

@@ -97,7 +97,7 @@ public:
 
     const rx_analyzer& analysis() const { return rx_; }
     uint64_t reflected() const { return reflected_; }
-    uint64_t pause_frames_received() const { return pause_.received; }
+    uint64_t pause_frames_received() const { return pause_.received(); }
     void reset_stats();
     void report(nlohmann::json& j) const;
 

@@ -2,6 +2,7 @@
 #include "models/fec/enet.h"
 
 #include "models/fec/checksum.h"
+#include "models/net/mac_control.h"
 #include "models/sim_stats.h"
 #include "models/sim_time.h"
 #include "config/config.h"
@@ -18,11 +19,12 @@ using sc_core::SC_ZERO_TIME;
 
 namespace {
 // IEEE 802.3 facts (not tunables).
-constexpr uint8_t pause_dst[net::mac_bytes] = {0x01, 0x80, 0xC2, 0x00, 0x00, 0x01};
-constexpr uint16_t ethertype_mac_control = 0x8808, ethertype_vlan = 0x8100;
-constexpr uint16_t mac_control_pause = 0x0001;
-constexpr unsigned pause_quantum_bits = 512;
+constexpr uint16_t ethertype_vlan = 0x8100;
 constexpr size_t min_payload_frame = net::min_frame_bytes - net::fcs_bytes;  // padding target
+// RSEM: section-empty threshold in 64-bit words (b7..0) and STAT_SECTION_EMPTY in frames (b20..16).
+constexpr uint32_t RSEM_WORDS_MASK = 0xFF, RSEM_FRAMES_SHIFT = 16, RSEM_FRAMES_MASK = 0x1F;
+constexpr uint32_t RAFL_WORDS_MASK = 0xFF;
+constexpr size_t fifo_word_bytes = 8;
 // RGMII/GMII transmit clock: 125 MHz at 1 Gbit/s (8 bits per clock), 25 / 2.5 MHz (4 bits) below.
 double mac_tx_clock_mhz(double speed_mbps) { return speed_mbps >= 1000 ? speed_mbps / 8 : speed_mbps / 4; }
 // Largest frame the TX uDMA assembles (QEMU's ENET_MAX_FRAME_SIZE): beyond it BABT is raised.
@@ -103,6 +105,7 @@ enet::enet(sc_core::sc_module_name name, const enet_params& p)
     method(rx_ev_, &enet::rx_method, "rx_method");
     method(tx_ev_, &enet::tx_method, "tx_method");
     method(irq_ev_, &enet::irq_method, "irq_method");
+    method(fc_ev_, &enet::fc_method, "fc_method");
 }
 
 // ------------------------------------------------------------------------------------------
@@ -132,7 +135,7 @@ void enet::declare_registers() {
         [this](reg&, uint32_t, uint32_t) { evaluate_flow_control(); };
     auto& tcr = regs_.add("TCR", TCR, 0, reg_access::rw, 0x3EF);
     tcr.on_read = [this](const reg& r) {
-        return r.value | (sim_time() < pause_until_ ? TCR_RFC_PAUSE : 0);
+        return r.value | (tx_pause_.paused(sim_time()) ? TCR_RFC_PAUSE : 0);
     };
     tcr.on_write = [this](reg& r, uint32_t old, uint32_t) {
         if (r.value & TCR_TFC_PAUSE) {  // software-requested PAUSE, bit clears once sent
@@ -145,8 +148,8 @@ void enet::declare_registers() {
         }
     };
     regs_.add("PALR", PALR, 0);
-    regs_.add("PAUR", PAUR, ethertype_mac_control, reg_access::rw, 0xFFFF0000);
-    regs_.add("OPD", OPD, uint32_t(mac_control_pause) << 16, reg_access::rw, OPD_PAUSE_DUR_MASK);
+    regs_.add("PAUR", PAUR, net::ethertype_mac_control, reg_access::rw, 0xFFFF0000);
+    regs_.add("OPD", OPD, uint32_t(net::mac_control_pause) << 16, reg_access::rw, OPD_PAUSE_DUR_MASK);
     for (unsigned q = 0; q < max_queues; ++q) {
         const std::string n = std::to_string(q);
         regs_.add("TXIC" + n, txic_off[q], 0, reg_access::rw, 0xCFF0FFFF).on_write =
@@ -293,8 +296,9 @@ void enet::reset_engines() {
         rx_ic_[q].fired();
         tx_ic_[q].fired();
     }
-    pause_until_ = SC_ZERO_TIME;
+    tx_pause_.stop(sim_time());
     xoff_ = false;
+    fc_ev_.cancel();
     gra_pending_ = false;
     pending_.clear();
     irq_ev_.cancel();
@@ -307,7 +311,8 @@ void enet::write_rdar(unsigned q, reg& r) {
     }
     r.value = DES_ACTIVE;
     rx_starved_[q] = false;
-    evaluate_flow_control();
+    // A frame held for want of a descriptor is retried; a busy uDMA retries after its write-back.
+    if (!rx_busy_ && rx_count_ > 0) rx_ev_.notify(access_delay_);
 }
 
 void enet::write_tdar(unsigned q, reg& r) {
@@ -447,8 +452,7 @@ mib_frame enet::describe(const net::frame& f, bool fcs_appended) const {
         m.multicast = !m.broadcast && (d[0] & 1);
     }
     m.fcs_ok = fcs_appended || net::fcs_ok(f);
-    m.pause = f.size() >= 16 && std::memcmp(f.data(), pause_dst, net::mac_bytes) == 0 &&
-              be16(f.data() + 12) == ethertype_mac_control && be16(f.data() + 14) == mac_control_pause;
+    m.pause = net::pause_quanta(f) >= 0;
     return m;
 }
 
@@ -532,17 +536,16 @@ bool enet::address_accepted(const net::frame& f, bool& miss) {
     return ok;
 }
 
+// The pause timer holds new TX frames (tx_method, tx_schedule); the frame in progress ends.
 void enet::handle_pause_frame(const net::frame& f) {
     ++stats_.pause_frames_received;
-    const uint16_t quanta = be16(f.data() + 16);
-    const sc_time now = sim_time();
-    pause_until_ = now + pause_quantum() * double(quanta);
+    const uint16_t quanta = uint16_t(net::pause_quanta(f));
+    tx_pause_.start(sim_time(), pause_duration(quanta));
     if (quanta == 0) tx_ev_.notify(SC_ZERO_TIME);  // XON: waiting frames go at once
 }
 
-sc_time enet::pause_quantum() const {
-    const double mbps = wire_ ? wire_->speed_mbps() : 1000;
-    return sc_time(pause_quantum_bits * 1e3 / mbps, SC_NS);
+sc_time enet::pause_duration(uint16_t quanta) const {
+    return net::pause_duration(quanta, wire_ ? wire_->speed_mbps() : 1000);
 }
 
 unsigned enet::classify(const net::frame& f) {
@@ -557,8 +560,11 @@ unsigned enet::classify(const net::frame& f) {
     return 0;
 }
 
+// RAFL keeps that many words free: a frame that would eat into them overflows the FIFO.
 void enet::rx_fifo_push(net::frame_ptr f, uint16_t flags) {
-    if (rx_level_ + f->size() > p_.rx_fifo_bytes || rx_count_ == rx_fifo_.size()) {
+    const size_t reserve = size_t(regs_.get(RAFL) & RAFL_WORDS_MASK) * fifo_word_bytes;
+    const size_t room = p_.rx_fifo_bytes > reserve ? p_.rx_fifo_bytes - reserve : 0;
+    if (rx_level_ + f->size() > room || rx_count_ == rx_fifo_.size()) {
         ++stats_.rx_fifo_overflow_drops;
         mib_.inc(IEEE_R_MACERR);
         return;
@@ -570,27 +576,26 @@ void enet::rx_fifo_push(net::frame_ptr f, uint16_t flags) {
     e.f = std::move(f);
     e.ring = q;
     e.sc_flags = flags;
-    evaluate_flow_control();
+    stats_.rx_fifo_peak_bytes = std::max<uint64_t>(stats_.rx_fifo_peak_bytes, rx_level_);
     if (!rx_busy_) rx_start(SC_ZERO_TIME);
+    else evaluate_flow_control();
 }
 
-void enet::rx_drop_no_descriptor(unsigned q) {
-    ++stats_.rx_no_descriptor_drops;
-    mib_.inc(IEEE_R_DROP);
-    rx_starved_[q] = true;
-}
-
-// Starts the uDMA on the frame at the FIFO head, `delay` after now; frames without a
-// descriptor are dropped on the way.
+// Starts the uDMA on the frame at the FIFO head, `delay` after now. A frame that finds no
+// empty descriptor stays at the head until software writes RDAR (write_rdar); one lost to a
+// bus error leaves the FIFO.
 void enet::rx_start(sc_time delay) {
     const sc_time now = sim_time();
     while (rx_count_ > 0 && !rx_busy_) {
         rx_entry& e = rx_fifo_[rx_head_];
         if (e.f->created > now + delay) delay = e.f->created - now;
-        if (rx_dma_frame(e, delay)) {
+        const rx_step s = rx_dma_frame(e, delay);
+        if (s == rx_step::wait) break;
+        if (s == rx_step::written) {
             rx_busy_ = true;
+            rx_wb_at_ = now + delay;
             rx_ev_.notify(delay);
-            return;
+            break;
         }
         rx_level_ -= e.f->size();
         e.f.reset();
@@ -600,13 +605,17 @@ void enet::rx_start(sc_time delay) {
     evaluate_flow_control();
 }
 
-// Descriptor fetch(es) and data write of one frame. True when its write-back is pending.
-bool enet::rx_dma_frame(rx_entry& e, sc_time& delay) {
+// The ring has no empty descriptor (RDAR idle, or it found one not empty): the frame waits.
+enet::rx_step enet::rx_wait_for_descriptor(unsigned q) {
+    if (!rx_starved_[q]) ++stats_.rx_descriptor_waits;
+    rx_starved_[q] = true;
+    return rx_step::wait;
+}
+
+// Descriptor fetch(es) and data write of one frame.
+enet::rx_step enet::rx_dma_frame(rx_entry& e, sc_time& delay) {
     const unsigned q = e.ring;
-    if (!(regs_.get(rdar_off[q]) & DES_ACTIVE) || rx_halted_[q]) {
-        rx_drop_no_descriptor(q);
-        return false;
-    }
+    if (!(regs_.get(rdar_off[q]) & DES_ACTIVE) || rx_halted_[q]) return rx_wait_for_descriptor(q);
     const sc_time now = sim_time();
     const bd_format fmt = format();
     const size_t bsz = bd_bytes(fmt);
@@ -627,13 +636,13 @@ bool enet::rx_dma_frame(rx_entry& e, sc_time& delay) {
         if (!dma_access(tlm::TLM_READ_COMMAND, a, d.raw, bsz, delay)) {
             bus_error(true, q, now + delay);
             ++stats_.rx_dma_error_drops;
-            return false;
+            return rx_step::dropped;
         }
         d.decode(fmt);
         if (!(d.sc & BD_ENET_RX_EMPTY)) {
             regs_.set(rdar_off[q], 0);  // ring full: RDAR clears until software writes it
-            rx_drop_no_descriptor(q);
-            return false;
+            rx_wb_.clear();
+            return rx_wait_for_descriptor(q);
         }
         a = (d.sc & BD_ENET_RX_WRAP) ? regs_.get(rdsr_off[q]) : a + bsz;
     }
@@ -652,7 +661,7 @@ bool enet::rx_dma_frame(rx_entry& e, sc_time& delay) {
             bus_error(true, q, now + delay);
             ++stats_.rx_dma_error_drops;
             rx_wb_.clear();
-            return false;
+            return rx_step::dropped;
         }
         off += len;
         const bool last = i + 1 == nbd;
@@ -683,14 +692,22 @@ bool enet::rx_dma_frame(rx_entry& e, sc_time& delay) {
     rx_ptr_[q] = a;
     ++stats_.rx_frames;
     stats_.rx_bytes += f.size();
-    return true;
+    return rx_step::written;
 }
 
-// Write-back of the frame whose data has landed; then the next frame in the FIFO.
+// Write-back of the frame whose data has landed, then the next frame in the FIFO; without a
+// frame in hand, a retry after an RDAR write.
 void enet::rx_method() {
     sim_stats::count_event();
-    if (!rx_busy_) return;
     const sc_time now = sim_time();
+    if (!rx_busy_) {
+        rx_start(SC_ZERO_TIME);
+        return;
+    }
+    if (now < rx_wb_at_) {  // woken early by an RDAR retry notified before this frame started
+        rx_ev_.notify(rx_wb_at_ - now);
+        return;
+    }
     const bd_format fmt = format();
     rx_entry& e = rx_fifo_[rx_head_];
     const unsigned q = e.ring;
@@ -725,33 +742,40 @@ void enet::rx_method() {
 // Flow control
 // ------------------------------------------------------------------------------------------
 
-// XOFF when the RX FIFO reaches RSEM (64-bit words) or a ring ran out of descriptors; XON once
-// both conditions are gone. Only with RCR.FCE.
+// With RCR.FCE: XOFF (pause time OPD.PAUSE_DUR) when the RX FIFO holds RSEM words or more, or
+// RSEM.STAT_SECTION_EMPTY frames or more; XON (pause time 0) when it has drained below both.
+// While it stays above, XOFF is sent again half-way through the pause it asked for, so the
+// partner never resumes into a full FIFO (a refresh any time before expiry does; half-way
+// leaves room for a maximum-size frame ahead of it on the wire).
 void enet::evaluate_flow_control() {
-    const uint32_t rsem = regs_.get(RSEM) & 0xFF;
-    const bool full = rsem && rx_level_ >= size_t(rsem) * 8;
-    bool starved = false;
-    for (unsigned q = 0; q < p_.num_queues; ++q) starved = starved || rx_starved_[q];
-    const bool want = (regs_.get(RCR) & RCR_FCE) && enabled() && (full || starved);
-    if (want == xoff_) return;
+    const uint32_t rsem = regs_.get(RSEM);
+    const size_t words = rsem & RSEM_WORDS_MASK, frames = (rsem >> RSEM_FRAMES_SHIFT) & RSEM_FRAMES_MASK;
+    const bool full = (words && rx_level_ >= words * fifo_word_bytes) || (frames && rx_count_ >= frames);
+    const bool want = (regs_.get(RCR) & RCR_FCE) && enabled() && full;
+    const sc_time now = sim_time();
+    if (want == xoff_ && !(want && now >= xoff_refresh_at_)) return;
     xoff_ = want;
-    send_pause(want ? uint16_t(regs_.get(OPD) & OPD_PAUSE_DUR_MASK) : 0);
+    const uint16_t quanta = want ? uint16_t(regs_.get(OPD) & OPD_PAUSE_DUR_MASK) : 0;
+    send_pause(quanta);
+    if (!want || quanta == 0) {
+        fc_ev_.cancel();
+        return;
+    }
+    const sc_time half = pause_duration(quanta) / 2.0;
+    xoff_refresh_at_ = now + half;
+    fc_ev_.notify(half);
+}
+
+void enet::fc_method() {
+    sim_stats::count_event();
+    evaluate_flow_control();
 }
 
 // A MAC control PAUSE frame, real bytes with FCS; it goes out at the next gap on the wire,
 // ahead of queued data frames.
 void enet::send_pause(uint16_t quanta) {
-    net::frame_ptr f = net::frame_pool::instance().get(min_payload_frame);
-    uint8_t* b = f->data();
-    std::memset(b, 0, min_payload_frame);
-    std::memcpy(b, pause_dst, net::mac_bytes);
-    const uint64_t mac = mac_address();
-    for (size_t i = 0; i < net::mac_bytes; ++i) b[6 + i] = uint8_t(mac >> (8 * (5 - i)));
-    b[12] = uint8_t(ethertype_mac_control >> 8), b[13] = uint8_t(ethertype_mac_control);
-    const uint16_t opcode = uint16_t(regs_.get(OPD) >> 16);
-    b[14] = uint8_t(opcode >> 8), b[15] = uint8_t(opcode);
-    b[16] = uint8_t(quanta >> 8), b[17] = uint8_t(quanta);
-    net::append_fcs(*f);
+    net::frame_ptr f = net::frame_pool::instance().get();
+    net::make_pause(*f, mac_address(), quanta, uint16_t(regs_.get(OPD) >> 16));
     f->created = sim_time();
     count_mib_tx(*f, true);
     ++stats_.pause_frames_sent;
@@ -925,7 +949,7 @@ void enet::tx_method() {
     for (size_t i = 0; i < tx_count_ && !w; ++i)
         if (!tx_q_[wrap(tx_head_ + i, tx_q_.size())].sent) w = &tx_q_[wrap(tx_head_ + i, tx_q_.size())];
     const bool gts = regs_.get(TCR) & TCR_GTS;
-    if (w && !gts && w->ready <= now && pause_until_ <= now && (!wire_ || wire_->tx_free_at() <= now)) {
+    if (w && !gts && w->ready <= now && !tx_pause_.paused(now) && (!wire_ || wire_->tx_free_at() <= now)) {
         tx_send(*w);
         // the FIFO slot it held as "waiting" is free: fetch ahead while it serialises
         if (enabled())
@@ -955,7 +979,7 @@ void enet::tx_schedule() {
         if (e.sent) {
             consider(e.end);
         } else if (!gts) {
-            sc_time t = std::max(e.ready, pause_until_);
+            sc_time t = std::max(e.ready, tx_pause_.until());
             if (wire_) t = std::max(t, wire_->tx_free_at());
             consider(t);
             break;
@@ -971,6 +995,7 @@ void enet::tx_schedule() {
 void enet::reset_stats() {
     stats_ = enet_stats{};
     mib_base_ = mib_.snapshot();
+    tx_pause_.reset_window(sim_time());
     stats_.rx_in_flight_start = rx_in_flight();
     stats_.tx_in_flight_start = tx_in_flight();
 }
@@ -985,8 +1010,8 @@ ledger enet::rx_ledger() const {
     const enet_stats& s = stats_;
     return {s.rx_in_flight_start, s.rx_arrived, s.rx_frames,
             {{"disabled", s.rx_disabled_drops}, {"filtered", s.rx_filtered}, {"pause", s.rx_pause_consumed},
-             {"fifo_overflow", s.rx_fifo_overflow_drops}, {"no_descriptor", s.rx_no_descriptor_drops},
-             {"dma_error", s.rx_dma_error_drops}, {"reset", s.rx_reset_drops}},
+             {"fifo_overflow", s.rx_fifo_overflow_drops}, {"dma_error", s.rx_dma_error_drops},
+             {"reset", s.rx_reset_drops}},
             rx_in_flight()};
 }
 
@@ -998,12 +1023,14 @@ ledger enet::tx_ledger() const {
 
 void enet::report(nlohmann::json& out) const {
     mib_.report(out["mib"], mib_base_);
-    out["rx_no_descriptor_drops"] = stats_.rx_no_descriptor_drops;
     out["rx_fifo_overflow_drops"] = stats_.rx_fifo_overflow_drops;
+    out["rx_descriptor_waits"] = stats_.rx_descriptor_waits;
+    out["rx_fifo_peak_bytes"] = stats_.rx_fifo_peak_bytes;
     out["rx_filtered"] = stats_.rx_filtered;
     out["rx_disabled_drops"] = stats_.rx_disabled_drops;
     out["pause_frames_sent"] = stats_.pause_frames_sent;
     out["pause_frames_received"] = stats_.pause_frames_received;
+    out["tx_paused_s"] = tx_pause_.paused_time(sim_time()).to_seconds();
     out["rx_frames"] = stats_.rx_frames;
     out["rx_bytes"] = stats_.rx_bytes;
     out["tx_frames"] = stats_.tx_frames;

@@ -15,6 +15,7 @@
 #include "models/fec/mib.h"
 #include "models/fec/reg_table.h"
 #include "models/net/eth_port.h"
+#include "models/net/mac_control.h"
 
 #include <nlohmann/json.hpp>
 #include <systemc>
@@ -97,8 +98,9 @@ enet_params enet_params_from(const fecsim::config_view& fec_section);
 struct enet_stats {
     uint64_t rx_frames = 0, rx_bytes = 0;            // written to memory (incl. FCS)
     uint64_t tx_frames = 0, tx_bytes = 0;            // put on the wire (incl. FCS, excl. pause)
-    uint64_t rx_no_descriptor_drops = 0;             // RDAR idle or descriptor not empty
-    uint64_t rx_fifo_overflow_drops = 0;
+    uint64_t rx_fifo_overflow_drops = 0;             // did not fit the RX FIFO (less the RAFL reserve)
+    uint64_t rx_descriptor_waits = 0;                // times the FIFO head found no empty descriptor
+    uint64_t rx_fifo_peak_bytes = 0;                 // highest RX FIFO level
     uint64_t rx_filtered = 0;                        // address filter, runts, RACC discards
     uint64_t rx_disabled_drops = 0;                  // arrived while ETHEREN = 0
     uint64_t pause_frames_sent = 0, pause_frames_received = 0;
@@ -141,7 +143,7 @@ public:
     // wire) since the last reset_stats().
     ledger rx_ledger() const;
     ledger tx_ledger() const;
-    // Writes mib.<NAME> (counted since reset_stats), rx_no_descriptor_drops, pause_frames_sent,
+    // Writes mib.<NAME> (counted since reset_stats), rx_fifo_overflow_drops, pause_frames_sent,
     // ... into `out` (the platform passes the result's "dut" object).
     void report(nlohmann::json& out) const;
 
@@ -176,10 +178,11 @@ private:
     };
     void mac_receive(net::frame_ptr f);
     void rx_fifo_push(net::frame_ptr f, uint16_t sc_flags);
+    enum class rx_step { written, wait, dropped };  // what became of the FIFO head
     void rx_method();
     void rx_start(sc_core::sc_time delay);
-    bool rx_dma_frame(rx_entry& e, sc_core::sc_time& delay);
-    void rx_drop_no_descriptor(unsigned ring);
+    rx_step rx_dma_frame(rx_entry& e, sc_core::sc_time& delay);
+    rx_step rx_wait_for_descriptor(unsigned ring);
     size_t rx_in_flight() const { return rx_count_ - (rx_busy_ ? 1 : 0); }  // the busy head is written
     size_t tx_in_flight() const;
     unsigned classify(const net::frame& f);
@@ -203,10 +206,11 @@ private:
     void tx_send(tx_entry& e);
     bool tx_may_fetch() const;
     void tx_schedule();
-    sc_core::sc_time pause_quantum() const;
+    sc_core::sc_time pause_duration(uint16_t quanta) const;  // at the wire's speed
 
     // ---- flow control, interrupts ------------------------------------------------------------
     void evaluate_flow_control();
+    void fc_method();
     void send_pause(uint16_t quanta);
     void irq_method();
     void schedule_eir(uint32_t bits, const sc_core::sc_time& at);
@@ -233,6 +237,7 @@ private:
     std::vector<rx_entry> rx_fifo_;  // circular, capacity fixed at construction
     size_t rx_head_ = 0, rx_count_ = 0, rx_level_ = 0;
     bool rx_busy_ = false;
+    sc_core::sc_time rx_wb_at_;  // when the busy head's write-back is due
     std::vector<rx_wb> rx_wb_;
     size_t rx_wb_bytes_ = 0;    // FIFO bytes released at write-back
     unsigned rx_wb_ring_ = 0;
@@ -248,14 +253,16 @@ private:
     std::array<uint64_t, max_queues> tx_ptr_{};
     std::array<bool, max_queues> tx_halted_{};
     unsigned tx_rr_ = 0;
-    sc_core::sc_time pause_until_;
+    net::pause_timer tx_pause_;      // PAUSE received from the partner
     double ifg_mbps_ = 0;            // line rate ifg_time_ was computed for
     sc_core::sc_time ifg_time_;      // the inter-frame gap at that rate
     bool gra_pending_ = false;
     sc_core::sc_event tx_ev_;
 
     // flow control
-    bool xoff_ = false;
+    bool xoff_ = false;              // the partner was last sent XOFF
+    sc_core::sc_time xoff_refresh_at_;
+    sc_core::sc_event fc_ev_;
 
     // address filter: hash of the last destination address (~0: none yet)
     uint64_t hash_dst_ = ~0ull;

@@ -134,46 +134,87 @@ TEST(enet, rx_follows_wrap_bit) {
         auto data2 = b.mem(rx_buf_addr + buf_stride + 2, 60);
         const auto f2 = make_frame(64, dut_mac, 2);
         EXPECT_TRUE(std::equal(f2.begin(), f2.end(), data2.begin()));
-        EXPECT_EQ(b.dut.stats().rx_no_descriptor_drops, 0u);
+        EXPECT_EQ(b.dut.stats().rx_fifo_overflow_drops, 0u);
     });
 }
 
-TEST(enet, rx_drops_and_counts_without_descriptor) {
+// Silicon keeps a frame in the RX FIFO while no descriptor is free, and the uDMA writes it as
+// soon as software hands one back and writes RDAR.
+TEST(enet, rx_frame_held_without_descriptor_and_written_on_rdar) {
     fresh_simulation();
     run_bench([](bench& b) {
-        // RDAR never written: the frame is dropped.
-        b.wr(ECR, ECR_ETHEREN | ECR_EN1588);
-        b.wr(MIBC, 0);
-        b.wr(PALR, 0x02000000), b.wr(PAUR, 0x00010000);
-        b.inject(make_frame(64, dut_mac, 1));
-        wait(us1);
-        EXPECT_EQ(b.dut.stats().rx_no_descriptor_drops, 1u);
-        EXPECT_EQ(b.rd(IEEE_R_DROP), 1u);
-        b.wr(ECR, 0);
         b.restart(2, 2);
         for (uint8_t i = 0; i < 3; ++i) {
             b.inject(make_frame(64, dut_mac, i));
             wait(us1);
         }
-        EXPECT_EQ(b.dut.stats().rx_no_descriptor_drops, 2u);
-        EXPECT_EQ(b.rd(IEEE_R_DROP), 2u);
-        EXPECT_EQ(b.rd(RMON_R_PACKETS), 4u);
+        EXPECT_EQ(b.dut.stats().rx_frames, 2u);
         EXPECT_EQ(b.rd(RDAR), 0u);  // ring full: RDAR cleared
-        // Still cleared for the next frame even though the driver re-armed BD0 without RDAR.
+        ledger l = b.dut.rx_ledger();
+        EXPECT_EQ(l.in_flight_end, 1u);  // the third frame waits in the FIFO
+        EXPECT_EQ(l.dropped_total(), 0u);
+        EXPECT_TRUE(l.balanced());
+        // A descriptor handed back without RDAR is not seen.
         b.arm_rx(rx_ring_addr, 0, 2);
-        b.inject(make_frame(64, dut_mac, 7));
-        wait(us1);
-        EXPECT_EQ(b.dut.stats().rx_no_descriptor_drops, 3u);
+        wait(10 * us1);
+        EXPECT_EQ(b.dut.stats().rx_frames, 2u);
+        const sc_time kick = sc_core::sc_time_stamp();
         b.wr(RDAR, 0);
-        EXPECT_EQ(b.rd(RDAR), DES_ACTIVE);
-        b.inject(make_frame(64, dut_mac, 8));
         wait(us1);
-        EXPECT_EQ(b.dut.stats().rx_no_descriptor_drops, 3u);
         EXPECT_EQ(b.dut.stats().rx_frames, 3u);
+        const bd d = b.read_bd(rx_ring_addr);
+        EXPECT_FALSE(d.sc & BD_ENET_RX_EMPTY);
+        EXPECT_GT(d.ts, uint32_t(kick.to_seconds() * 1e9));  // written after the doorbell
+        const auto f = make_frame(64, dut_mac, 2);
+        const auto data = b.mem(rx_buf_addr + 2, f.size());
+        EXPECT_TRUE(std::equal(f.begin(), f.end(), data.begin()));
+        l = b.dut.rx_ledger();
+        EXPECT_EQ(l.in_flight_end, 0u);
+        EXPECT_TRUE(l.balanced());
+        EXPECT_EQ(b.rd(IEEE_R_DROP), 0u);
+        EXPECT_EQ(b.rd(IEEE_R_MACERR), 0u);
+        EXPECT_EQ(b.dut.stats().rx_descriptor_waits, 1u);
         nlohmann::json j;
         b.dut.report(j);
-        EXPECT_EQ(j["rx_no_descriptor_drops"], 3);
-        EXPECT_EQ(j["mib"]["IEEE_R_DROP"], 3);
+        EXPECT_EQ(j["rx_fifo_peak_bytes"], 64);
+    });
+}
+
+// The FIFO overflows only when a frame no longer fits: capacity less the RAFL reserve.
+TEST(enet, rx_fifo_overflows_only_when_full) {
+    fresh_simulation();
+    run_bench([](bench& b) {
+        constexpr unsigned n = 4, size = 128;
+        b.restart(n, 2);
+        b.wr(RAFL, 8);  // FEC_ENET_RAFL_V: 64 bytes kept free
+        const unsigned fit = (test_params().rx_fifo_bytes - 8 * 8) / size;  // 31 held
+        unsigned sent = 0;
+        for (; sent < n + fit; ++sent) {
+            b.inject(make_frame(size, dut_mac, uint8_t(sent)));
+            wait(us1);
+        }
+        EXPECT_EQ(b.dut.stats().rx_frames, n);
+        EXPECT_EQ(b.dut.stats().rx_fifo_overflow_drops, 0u);
+        EXPECT_EQ(b.dut.rx_ledger().in_flight_end, fit);
+        b.inject(make_frame(size, dut_mac, uint8_t(sent++)));  // one more: no room
+        wait(us1);
+        EXPECT_EQ(b.dut.stats().rx_fifo_overflow_drops, 1u);
+        EXPECT_EQ(b.rd(IEEE_R_MACERR), 1u);
+        EXPECT_EQ(b.dut.rx_ledger().in_flight_end, fit);
+        // The driver refills the ring: held frames come out in arrival order.
+        for (unsigned i = 0; i < n; ++i) b.arm_rx(rx_ring_addr, i, n);
+        b.wr(RDAR, 0);
+        wait(5 * us1);
+        EXPECT_EQ(b.dut.stats().rx_frames, 2 * n);
+        for (unsigned i = 0; i < n; ++i) {
+            const auto f = make_frame(size, dut_mac, uint8_t(n + i));
+            const auto data = b.mem(rx_buf_addr + i * buf_stride + 2, f.size());
+            EXPECT_TRUE(std::equal(f.begin(), f.end(), data.begin())) << i;
+        }
+        const ledger l = b.dut.rx_ledger();
+        EXPECT_EQ(l.in, sent);
+        EXPECT_EQ(l.in_flight_end, fit - n);
+        EXPECT_TRUE(l.balanced());
     });
 }
 
@@ -319,33 +360,74 @@ bool is_pause(const std::vector<uint8_t>& f, uint16_t quanta) {
     fr.bytes = f;
     return f.size() == 64 && std::equal(dst, dst + 6, f.begin()) && std::equal(dut_mac, dut_mac + 6, f.begin() + 6) &&
            f[12] == 0x88 && f[13] == 0x08 && f[14] == 0 && f[15] == 1 && f[16] == (quanta >> 8) &&
-           f[17] == (quanta & 0xFF) && net::fcs_ok(fr);
+           f[17] == (quanta & 0xFF) && std::all_of(f.begin() + 18, f.end() - 4, [](uint8_t x) { return x == 0; }) &&
+           net::fcs_ok(fr);
 }
 
-TEST(enet, pause_sent_when_out_of_descriptors_and_xon_after_refill) {
+// fec_restart with flow control: RSEM 0x84 words (1056 bytes), RAFL 8, OPD 0xFFF0. The ring
+// fills, frames wait in the FIFO; the one that takes the FIFO to 1056 bytes sends XOFF with the
+// programmed quanta; refilling the ring drains the FIFO below the threshold: XON.
+TEST(enet, pause_sent_at_the_programmed_threshold_and_xon_when_drained) {
     fresh_simulation();
     run_bench([](bench& b) {
-        b.restart(1, 2, RACC_SHIFT16, RCR_FCE);
-        b.wr(OPD, 0x0100);
-        b.inject(make_frame(64, dut_mac, 1));
-        wait(us1);
-        EXPECT_TRUE(b.wire.log.empty());
-        b.inject(make_frame(64, dut_mac, 2));  // no descriptor: dropped, XOFF
+        constexpr unsigned n = 2;
+        b.restart(n, 2, RACC_SHIFT16, RCR_FCE);
+        b.wr(RSEM, 0x84), b.wr(RAFL, 8), b.wr(OPD, 0xFFF0);
+        const unsigned threshold_frames = (0x84 * 8 + 63) / 64;  // 17 held 64-byte frames
+        for (unsigned i = 0; i < n + threshold_frames - 1; ++i) {
+            b.inject(make_frame(64, dut_mac, uint8_t(i)));
+            wait(us1);
+        }
+        EXPECT_TRUE(b.wire.log.empty());  // 16 held: 1024 bytes, below the threshold
+        const sc_time crossing = sc_core::sc_time_stamp();
+        b.inject(make_frame(64, dut_mac, 99));
         wait(us1);
         ASSERT_EQ(b.wire.log.size(), 1u);
-        EXPECT_TRUE(is_pause(b.wire.log[0].bytes, 0x0100));
-        b.inject(make_frame(64, dut_mac, 3));  // still starved: no second XOFF
+        EXPECT_TRUE(is_pause(b.wire.log[0].bytes, 0xFFF0));
+        EXPECT_EQ(b.wire.log[0].start, crossing);  // idle wire: at once
+        EXPECT_EQ(b.rd(IEEE_T_FDXFC), 1u);
+        b.inject(make_frame(64, dut_mac, 100));  // still above: no second XOFF yet
         wait(us1);
         EXPECT_EQ(b.wire.log.size(), 1u);
-        b.arm_rx(rx_ring_addr, 0, 1);
-        b.wr(RDAR, 0);  // refilled: XON
-        wait(us1);
+        for (unsigned i = 0; i < n; ++i) b.arm_rx(rx_ring_addr, i, n);
+        const sc_time refill = sc_core::sc_time_stamp();
+        b.wr(RDAR, 0);  // two frames leave: 16 x 64 = 1024 bytes < 1056
+        wait(5 * us1);
         ASSERT_EQ(b.wire.log.size(), 2u);
         EXPECT_TRUE(is_pause(b.wire.log[1].bytes, 0));
-        EXPECT_EQ(b.rd(IEEE_T_FDXFC), 2u);
+        EXPECT_GT(b.wire.log[1].start, refill);
         EXPECT_EQ(b.dut.stats().pause_frames_sent, 2u);
-        EXPECT_EQ(b.dut.stats().rx_no_descriptor_drops, 2u);
+        EXPECT_EQ(b.dut.stats().rx_fifo_overflow_drops, 0u);
+        EXPECT_EQ(b.rd(IEEE_T_FDXFC), 2u);
     });
+}
+
+// While the FIFO stays above the threshold, XOFF goes again half-way through the pause it asked
+// for; without RCR.FCE nothing is sent.
+TEST(enet, xoff_refreshed_while_the_fifo_stays_full) {
+    for (bool fce : {true, false}) {
+        fresh_simulation();
+        run_bench([fce](bench& b) {
+            b.restart(1, 2, RACC_SHIFT16, fce ? RCR_FCE : 0);
+            b.wr(RSEM, 8), b.wr(OPD, 0x100);  // 64 bytes; 256 quanta = 131.072 us
+            b.inject(make_frame(64, dut_mac, 0));
+            b.inject(make_frame(64, dut_mac, 1));  // held: 64 bytes, XOFF
+            wait(300 * us1);
+            b.wr(ECR, 0);  // ends the refreshes (and the simulation)
+            if (!fce) {
+                EXPECT_TRUE(b.wire.log.empty());
+                return;
+            }
+            ASSERT_EQ(b.wire.log.size(), 5u);  // 0, 65.5, 131, 196.6, 262.1 us
+            const sc_time half(256 * 512 / 2, SC_NS);
+            for (size_t i = 0; i < b.wire.log.size(); ++i) {
+                EXPECT_TRUE(is_pause(b.wire.log[i].bytes, 0x100)) << i;
+                if (i > 0) {
+                    EXPECT_EQ(b.wire.log[i].start - b.wire.log[i - 1].start, half) << i;
+                }
+            }
+        });
+    }
 }
 
 TEST(enet, pause_sent_when_rx_fifo_passes_threshold) {
@@ -394,6 +476,7 @@ TEST(enet, received_pause_stops_tx_for_the_quanta) {
         // A long pause cut short by XON (pause time 0).
         for (unsigned i = 0; i < 4; ++i) b.queue_tx(i, n, make_frame(64, peer_mac, uint8_t(100 + i)));
         p[16] = 0xFF, p[17] = 0xFF;
+        const sc_time long_pause = sc_core::sc_time_stamp();
         b.inject(p);
         const size_t held = b.wire.log.size();
         b.wr(TDAR, 0);
@@ -405,6 +488,9 @@ TEST(enet, received_pause_stops_tx_for_the_quanta) {
         wait(10 * us1);
         ASSERT_EQ(b.wire.log.size(), held + 4);
         EXPECT_EQ(b.wire.log[held].start, xon);
+        nlohmann::json j;
+        b.dut.report(j);  // the pause timer ran 51.2 us, then from the long pause to the XON
+        EXPECT_NEAR(j["tx_paused_s"].get<double>(), 100 * 512e-9 + (xon - long_pause).to_seconds(), 1e-12);
     });
 }
 
@@ -437,9 +523,9 @@ TEST(enet, bus_error_raises_eberr_and_stops_the_ring) {
         EXPECT_TRUE(b.rd(EIR) & FEC_ENET_EBERR);
         EXPECT_EQ(b.rd(RDAR), 0u);
         EXPECT_EQ(b.dut.stats().dma_errors, 2u);
-        b.inject(make_frame(64, dut_mac, 2));
+        b.inject(make_frame(64, dut_mac, 2));  // held: the halted ring takes nothing
         wait(us1);
-        EXPECT_EQ(b.dut.stats().rx_no_descriptor_drops, 1u);
+        EXPECT_EQ(b.dut.rx_ledger().in_flight_end, 1u);
         // fec_restart: the rings work again.
         b.wr(ECR, 0);
         b.restart(2, n);
@@ -449,6 +535,7 @@ TEST(enet, bus_error_raises_eberr_and_stops_the_ring) {
         wait(5 * us1);
         EXPECT_EQ(b.wire.log.size(), 1u);
         EXPECT_EQ(b.dut.stats().rx_frames, 1u);
+        EXPECT_EQ(b.dut.stats().rx_reset_drops, 1u);  // the held frame went with the FIFO flush
     });
 }
 
