@@ -446,6 +446,25 @@ TEST(enet, pause_sent_when_rx_fifo_passes_threshold) {
     });
 }
 
+// RSEM b20..16 (STAT_SECTION_EMPTY) counts frames: XOFF when that many are in the FIFO.
+TEST(enet, pause_sent_when_the_fifo_holds_rsem_frames) {
+    fresh_simulation();
+    run_bench([](bench& b) {
+        b.restart(1, 2, RACC_SHIFT16, RCR_FCE);
+        b.wr(RSEM, 3u << 16), b.wr(OPD, 0x0010);
+        for (uint8_t i = 0; i < 3; ++i) {  // one written, two held
+            b.inject(make_frame(64, dut_mac, i));
+            wait(us1);
+        }
+        EXPECT_TRUE(b.wire.log.empty());
+        b.inject(make_frame(64, dut_mac, 3));  // three held
+        wait(us1);
+        ASSERT_FALSE(b.wire.log.empty());
+        EXPECT_TRUE(is_pause(b.wire.log[0].bytes, 0x0010));
+        b.wr(ECR, 0);  // ends the XOFF refreshes
+    });
+}
+
 TEST(enet, received_pause_stops_tx_for_the_quanta) {
     fresh_simulation();
     run_bench([](bench& b) {
@@ -492,6 +511,35 @@ TEST(enet, received_pause_stops_tx_for_the_quanta) {
         b.dut.report(j);  // the pause timer ran 51.2 us, then from the long pause to the XON
         EXPECT_NEAR(j["tx_paused_s"].get<double>(), 100 * 512e-9 + (xon - long_pause).to_seconds(), 1e-12);
     });
+}
+
+// The pause quantum is 512 bit-times at the link's speed: 5.12 us at 100 Mbit/s. Without
+// RCR.FCE the MAC does not act on PAUSE (the frame goes to the address filter like any other).
+TEST(enet, received_pause_lasts_512_bit_times_per_quantum_at_the_link_speed) {
+    for (bool fce : {true, false}) {
+        fresh_simulation();
+        run_bench([fce](bench& b) {
+            b.wire.mbps = 100;
+            b.restart(2, 4, RACC_SHIFT16, fce ? RCR_FCE : 0);
+            const uint8_t pause_dst[6] = {0x01, 0x80, 0xC2, 0x00, 0x00, 0x01};
+            auto p = make_frame(64, pause_dst, 0, 0x8808);
+            std::fill(p.begin() + 14, p.end(), 0);
+            p[15] = 1, p[17] = 10;  // 10 quanta
+            const sc_time t = sc_core::sc_time_stamp();
+            b.inject(p);
+            b.queue_tx(0, 4, make_frame(64, peer_mac, 0));
+            b.wr(TDAR, 0);
+            wait(100 * us1);
+            ASSERT_EQ(b.wire.log.size(), 1u);
+            if (fce) {
+                EXPECT_EQ(b.wire.log[0].start, t + sc_time(10 * 5120, SC_NS));
+                EXPECT_EQ(b.dut.stats().pause_frames_received, 1u);
+            } else {
+                EXPECT_LT(b.wire.log[0].start, t + us1);
+                EXPECT_EQ(b.dut.stats().pause_frames_received, 0u);
+            }
+        });
+    }
 }
 
 TEST(enet, bus_error_raises_eberr_and_stops_the_ring) {
