@@ -1,5 +1,6 @@
-// Frames: the 802.3 CRC-32, FCS append/check, and the frame pool's reuse.
+// Frames: the 802.3 CRC-32, FCS append/check, the frame pool's reuse, MAC control PAUSE.
 #include "models/net/frame.h"
+#include "models/net/mac_control.h"
 #include "models/sim_context.h"
 
 #include <gtest/gtest.h>
@@ -61,6 +62,45 @@ TEST(frame, wire_time_counts_preamble_and_ifg) {
     EXPECT_EQ(net::wire_time(1518, 1000), sc_core::sc_time(12304, sc_core::SC_NS));
     EXPECT_EQ(net::wire_time(64, 100), sc_core::sc_time(6720, sc_core::SC_NS));
     sc_core::sc_start(1, sc_core::SC_NS);
+}
+
+TEST(mac_control, pause_frame_bytes_and_decoding) {
+    fresh_simulation();
+    net::frame f;
+    net::make_pause(f, 0x0200000000AAull, 0xFFF0);
+    const uint8_t head[18] = {0x01, 0x80, 0xC2, 0x00, 0x00, 0x01, 0x02, 0, 0, 0, 0, 0xAA, 0x88, 0x08, 0x00, 0x01, 0xFF, 0xF0};
+    ASSERT_EQ(f.size(), net::min_frame_bytes);
+    EXPECT_EQ(std::memcmp(f.data(), head, sizeof head), 0);
+    for (size_t i = sizeof head; i < f.size() - net::fcs_bytes; ++i) EXPECT_EQ(f.bytes[i], 0) << i;
+    EXPECT_TRUE(net::fcs_ok(f));
+    EXPECT_EQ(net::pause_quanta(f), 0xFFF0);
+    f.bytes[15] = 0x02;  // another MAC control opcode
+    EXPECT_EQ(net::pause_quanta(f), -1);
+    net::make_pause(f, 1, 7);
+    f.bytes[0] = 0x02;   // not the reserved multicast address
+    EXPECT_EQ(net::pause_quanta(f), -1);
+    EXPECT_EQ(net::pause_duration(100, 1000), sc_core::sc_time(51200, sc_core::SC_NS));
+    EXPECT_EQ(net::pause_duration(100, 100), sc_core::sc_time(512000, sc_core::SC_NS));
+}
+
+// The timer's running time over a window: a new PAUSE restarts it, XON ends it, and only the
+// part inside the window counts.
+TEST(mac_control, pause_timer_adds_up_the_time_held) {
+    using sc_core::sc_time;
+    const sc_time us(1, sc_core::SC_US);
+    net::pause_timer t;
+    t.start(0 * us, 10 * us);
+    t.reset_window(4 * us);                 // window opens mid-pause: 6 us of it count
+    EXPECT_TRUE(t.paused(9 * us));
+    EXPECT_EQ(t.paused_time(8 * us), 4 * us);
+    t.start(8 * us, 10 * us);               // restarted before it expired: runs to 18
+    EXPECT_EQ(t.paused_time(20 * us), 14 * us);
+    t.start(30 * us, 100 * us);
+    t.stop(35 * us);                        // XON
+    EXPECT_FALSE(t.paused(35 * us));
+    EXPECT_EQ(t.paused_time(50 * us), 19 * us);
+    t.reset_window(50 * us);
+    EXPECT_EQ(t.paused_time(60 * us), sc_time(0, sc_core::SC_NS));
 }
 
 }  // namespace
