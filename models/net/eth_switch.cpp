@@ -1,5 +1,6 @@
 #include "models/net/eth_switch.h"
 
+#include "models/net/mac_control.h"
 #include "models/sim_stats.h"
 #include "models/sim_time.h"
 #include "config/config.h"
@@ -16,14 +17,8 @@ using sc_core::SC_NS;
 
 namespace {
 
-// 802.3 Annex 31B MAC control: PAUSE to the reserved multicast address, opcode 1, pause time in
-// quanta of 512 bit-times.
-constexpr uint64_t pause_dst_mac = 0x0180C2000001ull;
 constexpr uint64_t link_local_base = 0x0180C2000000ull;  // 802.1D: 01-80-C2-00-00-00..0F never relayed
-constexpr uint16_t ETH_P_MAC_CONTROL = 0x8808;
-constexpr uint16_t MAC_CONTROL_PAUSE = 0x0001;
 constexpr size_t header_bytes = 2 * mac_bytes + 2;
-constexpr unsigned pause_quantum_bits = 512;
 // Source address of PAUSE frames the switch emits: locally administered, port index in the last byte.
 constexpr uint64_t switch_mac_base = 0x02FEC5000000ull;
 
@@ -31,9 +26,6 @@ uint64_t mac48(const uint8_t* b) {
     uint64_t m = 0;
     for (size_t i = 0; i < mac_bytes; ++i) m = (m << 8) | b[i];
     return m;
-}
-void put_mac48(uint8_t* b, uint64_t m) {
-    for (size_t i = 0; i < mac_bytes; ++i) b[i] = uint8_t(m >> (8 * (mac_bytes - 1 - i)));
 }
 uint16_t be16(const uint8_t* b) { return uint16_t(b[0] << 8 | b[1]); }
 bool is_group(uint64_t mac) { return (mac >> 40) & 1; }
@@ -128,17 +120,16 @@ void eth_switch::receive(size_t in, frame_ptr f) {
     }
     const uint64_t dst = mac48(f->data()), src = mac48(f->data() + mac_bytes);
     const uint16_t type = be16(f->data() + 2 * mac_bytes);
-    if (type == ETH_P_MAC_CONTROL || (dst & ~0xFull) == link_local_base) {
-        const bool pause = dst == pause_dst_mac && type == ETH_P_MAC_CONTROL &&
-                           f->size() >= header_bytes + 4 + fcs_bytes && be16(f->data() + header_bytes) == MAC_CONTROL_PAUSE;
-        if (!pause) {
+    if (type == ethertype_mac_control || (dst & ~0xFull) == link_local_base) {
+        const int quanta = f->size() >= header_bytes + 4 + fcs_bytes ? pause_quanta(*f) : -1;
+        if (quanta < 0) {
             ++stats_.control_filtered;
             return;
         }
         ++stats_.pause_received;
         if (p_.honour_pause) {
             // The timer restarts with every PAUSE; 0 quanta resumes at once (802.3 31B.3.1).
-            ps.paused_until = sim_time() + pause_time(in, be16(f->data() + header_bytes + 2));
+            ps.paused_until = sim_time() + pause_time(in, uint16_t(quanta));
             ps.wake.notify(sc_core::SC_ZERO_TIME);
         }
         return;
@@ -269,24 +260,15 @@ void eth_switch::release_pauses() {
 void eth_switch::queue_control(size_t p, uint16_t quanta) {
     port_state& ps = *ports_[p];
     if (!ps.control) {
-        ps.control = frame_pool::instance().get(min_frame_bytes - fcs_bytes);
+        ps.control = frame_pool::instance().get();
         ps.control->created = sim_time();
-    } else {
-        ps.control->bytes.resize(min_frame_bytes - fcs_bytes);
     }
-    uint8_t* b = ps.control->data();
-    std::memset(b, 0, ps.control->size());
-    put_mac48(b, pause_dst_mac);
-    put_mac48(b + mac_bytes, switch_mac_base | p);
-    b[12] = ETH_P_MAC_CONTROL >> 8, b[13] = ETH_P_MAC_CONTROL & 0xFF;
-    b[14] = MAC_CONTROL_PAUSE >> 8, b[15] = MAC_CONTROL_PAUSE & 0xFF;
-    b[16] = uint8_t(quanta >> 8), b[17] = uint8_t(quanta);
-    append_fcs(*ps.control);
+    make_pause(*ps.control, switch_mac_base | p, quanta);
     ps.wake.notify(sc_core::SC_ZERO_TIME);
 }
 
 sc_time eth_switch::pause_time(size_t p, uint16_t quanta) const {
-    return sc_time(double(quanta) * pause_quantum_bits * 1e3 / ports_[p]->tx->speed_mbps(), SC_NS);
+    return pause_duration(quanta, ports_[p]->tx->speed_mbps());
 }
 
 void eth_switch::reset_stats() {
