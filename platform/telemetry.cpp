@@ -231,6 +231,12 @@ void telemetry_sampler::sample() {
              {"socket_drops", "/dut/stack/socket_drops"},
              {"switch_tail_drops", "/link/switch/tail_drops"}})
         j["drops"][name] = uint64_t(count_at(report, pointer));
+    // 802.3x PAUSE frames since the phase started: what the DUT's MAC sent and each MAC received.
+    for (auto [name, pointer] : std::initializer_list<std::pair<const char*, const char*>>{
+             {"dut_sent", "/dut/pause_frames_sent"},
+             {"dut_received", "/dut/pause_frames_received"},
+             {"generator_received", "/generator/pause_frames_received"}})
+        j["pause"][name] = uint64_t(count_at(report, pointer));
     for (const char* where : {"generator", "bridge"})  // the wire bridge's losses, since the run started
         if (report.contains(where) && report[where].contains("lost"))
             for (auto& [cause, n] : report[where]["lost"].items()) j["drops"]["bridge_" + cause] = n;

@@ -380,7 +380,7 @@ TEST(telemetry, one_json_object_per_interval_with_the_runs_own_lines) {
     EXPECT_EQ(last["phase"], "measure");
     std::vector<std::string> streamed_lines;
     for (const auto& o : objects) {
-        for (const char* key : {"rates", "xdp", "rings", "ns_per_packet", "drops", "wall_s", "eta_s"})
+        for (const char* key : {"rates", "xdp", "rings", "ns_per_packet", "drops", "pause", "wall_s", "eta_s"})
             EXPECT_TRUE(o.contains(key)) << key;
         for (const auto& l : o["lines"]) streamed_lines.push_back(l);
         if (o["phase"] == "measure" && o["interval_s"].get<double>() > 0.05) {
