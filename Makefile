@@ -35,9 +35,10 @@ table: build
 test: everything
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
+# Medians of 5 repetitions (the host is shared and noisy): docs/performance.md.
 bench: configure
 	@cmake --build $(BUILD) -j $(JOBS) --target fecsim_bench
-	@$(BUILD)/bench/fecsim_bench
+	@$(BUILD)/bench/fecsim_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true $(BENCH_ARGS)
 
 # PREFIX/bin/fecsim, PREFIX/share/fecsim/configs (found relative to the binary), PREFIX/share/doc/fecsim.
 install: build

@@ -19,4 +19,10 @@ void fresh_simulation() {
     sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
 }
 
+void run_for(const sc_core::sc_time& t) {
+    sc_core::sc_event end;  // no process waits for it: it only marks the time
+    end.notify(t);
+    sc_core::sc_start(t);
+}
+
 }  // namespace fecsim

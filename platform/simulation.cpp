@@ -33,7 +33,7 @@ namespace {
 // failure) leaves sc_start as an sc_report or through sc_stop; check() rethrows the original.
 void advance(soc& chip, const sc_core::sc_time& t) {
     try {
-        sc_core::sc_start(t);
+        run_for(t);
     } catch (...) {
         chip.finish();
         throw;

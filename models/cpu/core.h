@@ -206,8 +206,16 @@ private:
         total_[static_cast<size_t>(c)] += t;
         fn_time_[cur_][static_cast<size_t>(c)] += t;
     }
+    // A sync lets the rest of the system run up to the core's time. When nothing else is due by
+    // then it would run nothing, so the core runs ahead instead: exactly the same results, without
+    // the thread switch (docs/performance.md, "Run-ahead").
+    bool others_due() const {
+        return sc_core::sc_time_to_pending_activity(sc_core::sc_get_curr_simcontext()) <= qk_.get_local_time();
+    }
     void maybe_sync() {
-        if (qk_.need_sync()) sync();
+        if (!qk_.need_sync()) return;
+        if (others_due()) sync();
+        else qk_.pass_sync_point();
     }
     void wait_until(const sc_core::sc_time& t, cost c) {
         if (t > now()) charge(c, t - now());
@@ -237,7 +245,11 @@ private:
         sc_core::sc_time get_current_time() const override { return sim_time() + m_local_time; }
         void reset() override {
             m_local_time = sc_core::SC_ZERO_TIME;
-            const sc_core::sc_time& now = sim_time();
+            next_sync_point_after(sim_time());
+        }
+        // A sync point passed without syncing: the next one is where a sync would have put it.
+        void pass_sync_point() { next_sync_point_after(get_current_time()); }
+        void next_sync_point_after(const sc_core::sc_time& now) {
             const sc_core::sc_time& q = global->get();
             m_next_sync_point = q == sc_core::SC_ZERO_TIME ? now : now + (q - now % q);
         }

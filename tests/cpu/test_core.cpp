@@ -3,6 +3,7 @@
 #include "tests/cpu/cpu_bench.h"
 
 #include "config/config.h"
+#include "models/process.h"
 
 #include <gtest/gtest.h>
 
@@ -393,7 +394,9 @@ TEST(core, mmio_syncs_first_so_the_device_sees_the_core_time) {
     EXPECT_EQ(b.core.stats().mmio_writes, 1u);
 }
 
-TEST(core, quantum_bounds_the_local_time_offset) {
+// Run-ahead (docs/performance.md): a quantum sync point is passed without syncing while no
+// other process is due by the core's time; it is taken once something is.
+TEST(core, runs_ahead_while_nothing_else_is_due) {
     fresh_simulation();
     cpu_bench b;
     sc_time worst;
@@ -403,8 +406,43 @@ TEST(core, quantum_bounds_the_local_time_offset) {
             worst = std::max(worst, c.now() - sc_core::sc_time_stamp());
         }
     });
-    EXPECT_LE(worst, sc_time(1000, SC_NS));
-    EXPECT_GT(sc_core::sc_time_stamp(), sc_time(10, sc_core::SC_US));
+    EXPECT_EQ(worst, b.cycles(1000 * 7 * 1.5));  // never synced before the end
+    EXPECT_EQ(sc_core::sc_time_stamp(), b.cycles(1000 * 7 * 1.5));
+}
+
+TEST(core, run_ahead_stops_at_the_first_sync_point_after_a_pending_event) {
+    fresh_simulation();
+    cpu_bench b;
+    bool flag = false;
+    sc_core::sc_event ev;
+    spawn_method("set_flag", ev, [&] { flag = true; });
+    ev.notify(sc_time(3300, SC_NS));
+    sc_time synced_before_event = sc_time(1, sc_core::SC_SEC), seen_at;
+    run(b, [&](core_api& c) {
+        while (!flag) {
+            c.exec(7);  // 10.5 ns
+            if (c.now() >= sc_time(3200, SC_NS) && synced_before_event > c.now()) synced_before_event = sc_core::sc_time_stamp();
+        }
+        seen_at = c.now();
+    });
+    EXPECT_EQ(synced_before_event, SC_ZERO_TIME);  // the sync points at 1, 2 and 3 us were passed
+    // The quantum (1 us) sync point after the event is 4 us: the first step ending there syncs.
+    EXPECT_GE(seen_at, sc_time(4000, SC_NS));
+    EXPECT_LT(seen_at, sc_time(4000 + 10.5, SC_NS));
+}
+
+TEST(core, run_ahead_stops_where_the_simulation_run_ends) {
+    fresh_simulation();
+    cpu_bench b;
+    int steps = 0;
+    b.core.set_firmware([&](core_api& c) {
+        for (;;) c.exec(7), ++steps;
+    });
+    run_for(sc_time(2, sc_core::SC_US));
+    // The step in progress (steps + 1) is the first to end at or after 2 us: it synced there.
+    const sc_time core_time = b.cycles((steps + 1) * 7 * 1.5);
+    EXPECT_GE(core_time, sc_time(2, sc_core::SC_US));
+    EXPECT_LT(core_time, sc_time(2000 + 10.5, SC_NS));
 }
 
 TEST(core, interrupt_wakes_an_idle_core_after_the_entry_cost) {
