@@ -311,8 +311,10 @@ void enet::write_rdar(unsigned q, reg& r) {
     }
     r.value = DES_ACTIVE;
     rx_starved_[q] = false;
-    // A frame held for want of a descriptor is retried; a busy uDMA retries after its write-back.
-    if (!rx_busy_ && rx_count_ > 0) rx_ev_.notify(access_delay_);
+    // A frame held for want of a descriptor is retried at the write's time (the uDMA's steps carry
+    // that offset; the FIFO level changes at the write-back event); a busy uDMA retries after
+    // its write-back.
+    if (!rx_busy_ && rx_count_ > 0) rx_start(access_delay_);
 }
 
 void enet::write_tdar(unsigned q, reg& r) {
@@ -593,7 +595,6 @@ void enet::rx_start(sc_time delay) {
         if (s == rx_step::wait) break;
         if (s == rx_step::written) {
             rx_busy_ = true;
-            rx_wb_at_ = now + delay;
             rx_ev_.notify(delay);
             break;
         }
@@ -695,19 +696,11 @@ enet::rx_step enet::rx_dma_frame(rx_entry& e, sc_time& delay) {
     return rx_step::written;
 }
 
-// Write-back of the frame whose data has landed, then the next frame in the FIFO; without a
-// frame in hand, a retry after an RDAR write.
+// Write-back of the frame whose data has landed; then the next frame in the FIFO.
 void enet::rx_method() {
     sim_stats::count_event();
+    if (!rx_busy_) return;
     const sc_time now = sim_time();
-    if (!rx_busy_) {
-        rx_start(SC_ZERO_TIME);
-        return;
-    }
-    if (now < rx_wb_at_) {  // woken early by an RDAR retry notified before this frame started
-        rx_ev_.notify(rx_wb_at_ - now);
-        return;
-    }
     const bd_format fmt = format();
     rx_entry& e = rx_fifo_[rx_head_];
     const unsigned q = e.ring;

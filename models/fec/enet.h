@@ -237,7 +237,6 @@ private:
     std::vector<rx_entry> rx_fifo_;  // circular, capacity fixed at construction
     size_t rx_head_ = 0, rx_count_ = 0, rx_level_ = 0;
     bool rx_busy_ = false;
-    sc_core::sc_time rx_wb_at_;  // when the busy head's write-back is due
     std::vector<rx_wb> rx_wb_;
     size_t rx_wb_bytes_ = 0;    // FIFO bytes released at write-back
     unsigned rx_wb_ring_ = 0;
