@@ -64,12 +64,17 @@ sc_time ddr::access(const sc_time& arrival, size_t bytes, bool is_write) {
     // Wait for whatever occupies the bus at the start time, until nothing does. One pass in
     // start order suffices: a booking passed over ended before the start, which only grows.
     // Bookings that start later stay where they are (they were answered already).
+    // A booking that started more than the longest transfer before the arrival ended before it:
+    // the pass starts at the first one that may not have (the core running ahead of SystemC
+    // time keeps many bookings between now and its own time).
+    const sc_time from = arrival > longest_ ? arrival - longest_ : sc_core::SC_ZERO_TIME;
+    auto it = std::lower_bound(booked_.begin(), booked_.end(), from,
+                               [](const booking& b, const sc_time& t) { return b.start < t; });
     sc_time start = arrival;
-    for (const booking& b : booked_) {
-        if (b.start > start) break;
-        if (b.end > start) start = b.end;
-    }
+    for (; it != booked_.end() && it->start <= start; ++it)
+        if (it->end > start) start = it->end;
     const sc_time end = start + transfer;
+    longest_ = std::max(longest_, transfer);
     auto at = booked_.end();
     while (at != booked_.begin() && std::prev(at)->start > start) --at;
     booked_.insert(at, booking{start, end});

@@ -71,6 +71,7 @@ private:
         sc_core::sc_time start, end;
     };
     std::vector<booking> booked_;
+    sc_core::sc_time longest_;  // the longest transfer booked so far
     std::vector<std::unique_ptr<uint8_t[]>> chunks_;  // allocated on first touch
     ddr_stats stats_;
 };

@@ -7,6 +7,8 @@
 
 #include <systemc>
 
+#include <stdexcept>
+
 namespace fecsim::net {
 
 // Receiving side. Called at the simulated time the frame's last bit (+ propagation) arrives.
@@ -26,6 +28,17 @@ public:
     virtual sc_core::sc_time send(frame_ptr f) = 0;
     virtual sc_core::sc_time tx_free_at() const = 0;
     virtual double speed_mbps() const = 0;
+
+    // Sending ahead, for a sender that knows now when a frame may start (a switch port with
+    // nothing else waiting): send_at() serialises `f` from max(earliest, tx_free_at()), the
+    // same as send() called at `earliest`, and withdraw_last(t) takes back the newest frame if
+    // it starts after `t` (nullptr otherwise), freeing the transmitter as if it had never been
+    // sent. Only transmitters whose sends_ahead() is true implement them.
+    virtual bool sends_ahead() const { return false; }
+    virtual sc_core::sc_time send_at(frame_ptr, const sc_core::sc_time&) {
+        throw std::logic_error("eth_tx: this transmitter does not send ahead");
+    }
+    virtual frame_ptr withdraw_last(const sc_core::sc_time&) { return nullptr; }
 };
 
 }  // namespace fecsim::net

@@ -130,6 +130,7 @@ void eth_switch::receive(size_t in, frame_ptr f) {
         if (p_.honour_pause) {
             // The timer restarts with every PAUSE; 0 quanta resumes at once (802.3 31B.3.1).
             ps.paused_until = sim_time() + pause_time(in, uint16_t(quanta));
+            withdraw(ps);  // frames sent ahead that have not started obey the new timer too
             ps.wake.notify(sc_core::SC_ZERO_TIME);
         }
         return;
@@ -174,15 +175,30 @@ void eth_switch::flood(size_t in, frame_ptr f) {
 
 void eth_switch::enqueue(size_t out, frame_ptr f, size_t ingress) {
     port_state& ps = *ports_[out];
+    settle(ps);
     const size_t n = f->size();
-    const bool fits = !(p_.queue_frames && ps.queue.size() >= p_.queue_frames) &&
+    const size_t frames = ps.queue.size() + ps.sent.size();
+    const bool fits = !(p_.queue_frames && frames >= p_.queue_frames) &&
                       !(p_.queue_bytes && ps.queue_bytes + n > p_.queue_bytes);
     const bool idle = ps.queue.empty();
+    bool ahead = false;
     if (fits) {
-        ps.queue.push_back({std::move(f), sim_time() + forwarding_latency_, ingress});
+        const sc_time ready = sim_time() + forwarding_latency_;
         ps.queue_bytes += n;
-        ps.stats.max_queue_frames = std::max<uint64_t>(ps.stats.max_queue_frames, ps.queue.size());
+        ps.stats.max_queue_frames = std::max<uint64_t>(ps.stats.max_queue_frames, frames + 1);
         ps.stats.max_queue_bytes = std::max(ps.stats.max_queue_bytes, ps.queue_bytes);
+        // Nothing waits for the scheduler and no control frame can jump ahead: the frame starts
+        // when the scheduler would start it (ready, transmitter free, pause over), known now, so
+        // the egress link takes it at once and the scheduler's event is saved. A PAUSE received
+        // before that start takes it back (withdraw).
+        ahead = idle && !ps.control && !p_.emit_pause && ps.tx->sends_ahead();
+        if (ahead) {
+            const sc_time start = std::max({ready, ps.paused_until, ps.tx->tx_free_at()});
+            ps.tx->send_at(std::move(f), start);
+            ps.sent.push_back({ready, start, n, ingress});
+        } else {
+            ps.queue.push_back({std::move(f), ready, ingress});
+        }
     } else {
         ++ps.stats.tail_drops;
         ++stats_.tail_drops;
@@ -195,7 +211,41 @@ void eth_switch::enqueue(size_t out, frame_ptr f, size_t ingress) {
         }
         request_pause(ingress);
     }
-    if (fits && idle) ps.wake.notify(forwarding_latency_);  // otherwise the scheduler is already armed
+    if (fits && idle && !ahead) ps.wake.notify(forwarding_latency_);  // otherwise the scheduler is already armed
+}
+
+// Frames sent ahead leave the queue, and count as sent, when they start (as the scheduler would
+// have sent them then).
+void eth_switch::settle(port_state& ps) {
+    const sc_time now = sim_time();
+    while (!ps.sent.empty() && ps.sent.front().start <= now) {
+        const ahead a = ps.sent.pop_front();
+        ps.queue_bytes -= a.bytes;
+        ++ps.stats.tx_frames;
+        ps.stats.tx_bytes += a.bytes;
+    }
+}
+
+// Takes back from the egress link every frame sent ahead that has not started, in order, to the
+// head of the queue: the scheduler sends them under the port's new pause state.
+void eth_switch::withdraw(port_state& ps) {
+    settle(ps);
+    while (!ps.sent.empty()) {
+        frame_ptr f = ps.tx->withdraw_last(sim_time());
+        if (!f) throw std::logic_error(std::string(name()) + ": the egress link lost a frame sent ahead");
+        const ahead a = ps.sent.pop_back();
+        ps.queue.push_front({std::move(f), a.ready, a.ingress});
+    }
+}
+
+eth_switch::ahead_count eth_switch::sent_ahead(const port_state& ps, bool started) {
+    ahead_count c;
+    for (size_t i = 0; i < ps.sent.size(); ++i) {
+        if ((ps.sent[i].start <= sim_time()) != started) continue;
+        ++c.frames;
+        c.bytes += ps.sent[i].bytes;
+    }
+    return c;
 }
 
 // The output scheduler of port p: starts at most one frame per activation and re-arms itself for
@@ -271,11 +321,21 @@ sc_time eth_switch::pause_time(size_t p, uint16_t quanta) const {
     return pause_duration(quanta, ports_[p]->tx->speed_mbps());
 }
 
+switch_port_stats eth_switch::port_stats(size_t i) const {
+    const port_state& ps = *ports_.at(i);
+    switch_port_stats s = ps.stats;
+    const ahead_count started = sent_ahead(ps, true);
+    s.tx_frames += started.frames;
+    s.tx_bytes += started.bytes;
+    return s;
+}
+
 void eth_switch::reset_stats() {
     stats_ = switch_stats{};
     for (auto& ps : ports_) {
+        settle(*ps);
         ps->stats = switch_port_stats{};
-        ps->stats.max_queue_frames = ps->queue.size();
+        ps->stats.max_queue_frames = ps->queue.size() + ps->sent.size();
         ps->stats.max_queue_bytes = ps->queue_bytes;
     }
 }
@@ -293,8 +353,8 @@ void eth_switch::report(nlohmann::json& j) const {
     j["control_filtered"] = stats_.control_filtered;
     j["mac_table_entries"] = table_.size();
     nlohmann::json ports = nlohmann::json::array();
-    for (auto& ps : ports_) {
-        const auto& s = ps->stats;
+    for (size_t i = 0; i < ports_.size(); ++i) {
+        const switch_port_stats s = port_stats(i);
         ports.push_back({{"rx_frames", s.rx_frames}, {"rx_bytes", s.rx_bytes}, {"tx_frames", s.tx_frames},
                          {"tx_bytes", s.tx_bytes}, {"tail_drops", s.tail_drops},
                          {"max_queue_frames", s.max_queue_frames}, {"max_queue_bytes", s.max_queue_bytes}});

@@ -86,9 +86,9 @@ public:
 
     const switch_params& params() const { return p_; }
     const switch_stats& stats() const { return stats_; }
-    const switch_port_stats& port_stats(size_t i) const { return ports_.at(i)->stats; }
-    size_t queue_frames(size_t i) const { return ports_.at(i)->queue.size(); }
-    uint64_t queue_bytes(size_t i) const { return ports_.at(i)->queue_bytes; }
+    switch_port_stats port_stats(size_t i) const;
+    size_t queue_frames(size_t i) const { return ports_.at(i)->queue.size() + sent_ahead(*ports_.at(i)).frames; }
+    uint64_t queue_bytes(size_t i) const { return ports_.at(i)->queue_bytes - sent_ahead(*ports_.at(i), true).bytes; }
     void reset_stats();
     // Fills `j` with the switch counters and a "ports" array of per-port counters.
     void report(nlohmann::json& j) const;
@@ -99,12 +99,19 @@ private:
         sc_core::sc_time ready;  // reception end + forwarding latency
         size_t ingress = 0;
     };
+    // A frame handed to the egress link ahead of its start (docs/models/net.md, "Events"): it
+    // still occupies the queue until `start`.
+    struct ahead {
+        sc_core::sc_time ready, start;
+        size_t bytes = 0, ingress = 0;
+    };
     struct port_state : eth_sink {
         eth_switch* sw = nullptr;
         size_t index = 0;
         eth_tx* tx = nullptr;
-        ring<queued> queue;
-        uint64_t queue_bytes = 0;
+        ring<queued> queue;               // waiting for the output scheduler
+        ring<ahead> sent;                 // sent ahead, in start order
+        uint64_t queue_bytes = 0;         // of both
         frame_ptr control;                 // a PAUSE/XON to send ahead of the queue
         sc_core::sc_time paused_until;     // PAUSE received on this port
         bool congested = false;            // queue passed pause_threshold_bytes, not yet resumed
@@ -124,6 +131,14 @@ private:
     void learn(uint64_t mac, size_t port);
     void flood(size_t in, frame_ptr f);
     void enqueue(size_t out, frame_ptr f, size_t ingress);
+    void settle(port_state& ps);
+    void withdraw(port_state& ps);
+    struct ahead_count {
+        size_t frames = 0;
+        uint64_t bytes = 0;
+    };
+    // Frames sent ahead that have not started by now (or, `started`, that have).
+    static ahead_count sent_ahead(const port_state& ps, bool started = false);
     void run_port(size_t p);
     void request_pause(size_t p);
     void release_pauses();

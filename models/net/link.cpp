@@ -44,19 +44,30 @@ void link::bind(eth_sink& side_a, eth_sink& side_b) {
     ends_[b_to_a].far = &side_a;
 }
 
-sc_time link::end_point::send(frame_ptr f) {
+sc_time link::end_point::send_at(frame_ptr f, const sc_time& earliest) {
     if (!f) throw std::invalid_argument(std::string(owner->name()) + ": send() of a null frame");
     if (!far) throw std::logic_error(std::string(owner->name()) + ": send() before bind()");
     const sc_time now = sim_time();
-    const sc_time start = std::max(now, free_at);
+    const sc_time start = std::max({now, earliest, free_at});
     const sc_time end = start + owner->byte_time_ * double(preamble_bytes + f->size());
+    const sc_time before = free_at;
     free_at = end + owner->byte_time_ * double(ifg_bytes);
     const sc_time arrive = end + owner->propagation_;
     const bool idle = wire.empty();
     ++stats.sent;
-    wire.push_back({std::move(f), start, end, arrive});
+    wire.push_back({std::move(f), start, end, arrive, before});
     if (idle) arrival.notify(arrive - now);  // otherwise deliver() re-arms for the next frame
     return free_at;
+}
+
+frame_ptr link::end_point::withdraw_last(const sc_time& after) {
+    if (wire.empty() || wire.back().start <= after) return nullptr;
+    in_flight x = wire.pop_back();
+    free_at = x.free_before;
+    if (stats.sent > 0) --stats.sent;
+    else --in_flight_start;  // sent before the window began
+    if (wire.empty()) arrival.cancel();
+    return std::move(x.f);
 }
 
 void link::deliver(int dir) {

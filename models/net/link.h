@@ -68,6 +68,7 @@ private:
     struct in_flight {
         frame_ptr f;
         sc_core::sc_time start, end, arrive;
+        sc_core::sc_time free_before;  // the transmitter's free_at before this frame (withdraw_last)
     };
     // One transmitting end: the eth_tx of the device on that side and the frames it has on the wire.
     struct end_point : eth_tx {
@@ -80,9 +81,12 @@ private:
         link_direction_stats stats;
         uint64_t in_flight_start = 0;
 
-        sc_core::sc_time send(frame_ptr f) override;
+        sc_core::sc_time send(frame_ptr f) override { return send_at(std::move(f), sc_core::SC_ZERO_TIME); }
         sc_core::sc_time tx_free_at() const override { return free_at; }
         double speed_mbps() const override { return owner->p_.speed_mbps; }
+        bool sends_ahead() const override { return true; }
+        sc_core::sc_time send_at(frame_ptr f, const sc_core::sc_time& earliest) override;
+        frame_ptr withdraw_last(const sc_core::sc_time& after) override;
     };
 
     void deliver(int dir);

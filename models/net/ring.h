@@ -29,6 +29,21 @@ public:
         return v;
     }
 
+    T& back() { return buf_[(head_ + n_ - 1) & (buf_.size() - 1)]; }
+    const T& operator[](size_t i) const { return buf_[(head_ + i) & (buf_.size() - 1)]; }
+
+    T pop_back() {
+        --n_;
+        return std::move(buf_[(head_ + n_) & (buf_.size() - 1)]);
+    }
+
+    void push_front(T v) {
+        if (n_ == buf_.size()) grow();
+        head_ = (head_ - 1) & (buf_.size() - 1);
+        buf_[head_] = std::move(v);
+        ++n_;
+    }
+
     void reserve(size_t n) {
         while (buf_.size() < n) grow();
     }

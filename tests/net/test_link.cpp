@@ -1,6 +1,7 @@
 // The point-to-point link: line-rate timing at 10/100/1000 Mbit/s, propagation, queueing behind a
 // busy transmitter, one kernel event per frame, taps, stats, frame-pool reuse and configuration.
 #include "models/net/link.h"
+#include "models/process.h"
 #include "models/sim_context.h"
 #include "models/sim_stats.h"
 #include "config/config.h"
@@ -131,6 +132,38 @@ TEST(link, sends_while_busy_queue_behind_the_current_frame) {
         EXPECT_EQ(returned[i], sc_time(start + wire_ns(sizes[i], 1000), SC_NS)) << i;
         start += wire_ns(sizes[i], 1000);
     }
+}
+
+// Sending ahead: a frame sent at 0 to start at 2 us arrives as if sent at 2 us; one withdrawn
+// before its start is never delivered and frees the transmitter as if never sent.
+TEST(link, frames_sent_ahead_start_at_their_time_and_can_be_withdrawn) {
+    fresh_simulation();
+    const double prop_ns = 10;
+    net::link l("link", {1000, prop_ns});
+    recorder a, b;
+    l.bind(a, b);
+    ASSERT_TRUE(l.end_a().sends_ahead());
+    net::frame_ptr back;
+    sc_core::sc_event go;
+    spawn_method("ahead", go, [&] {
+        const sc_time t0 = sc_core::sc_time_stamp();
+        l.end_a().send_at(test::make_frame(test::host_mac(2), test::host_mac(1), 64, 0x0800, 1), t0 + sc_time(2, sc_core::SC_US));
+        const sc_time free_before = l.end_a().tx_free_at();
+        l.end_a().send_at(test::make_frame(test::host_mac(2), test::host_mac(1), 64, 0x0800, 2), t0 + sc_time(5, sc_core::SC_US));
+        EXPECT_EQ(l.end_a().withdraw_last(t0 + sc_time(5, sc_core::SC_US)), nullptr);  // starts at 5 us, not after
+        back = l.end_a().withdraw_last(t0 + sc_time(4, sc_core::SC_US));
+        EXPECT_EQ(l.end_a().tx_free_at(), free_before);
+        EXPECT_EQ(l.end_a().withdraw_last(t0 + sc_time(2, sc_core::SC_US)), nullptr);  // the first one starts at 2 us
+    });
+    go.notify(sc_time(100, SC_NS));
+    sc_core::sc_start(1, sc_core::SC_MS);
+    ASSERT_TRUE(back);
+    EXPECT_EQ(test::tag_of(*back), 2u);
+    ASSERT_EQ(b.log.size(), 1u);
+    EXPECT_EQ(b.log[0].tag, 1u);
+    EXPECT_EQ(b.log[0].at, sc_time(2100 + frame_end_ns(64, 1000) + prop_ns, SC_NS));
+    EXPECT_EQ(l.stats(net::link::a_to_b).frames, 1u);
+    EXPECT_EQ(l.books(net::link::a_to_b).in, 1u);
 }
 
 TEST(link, full_duplex_directions_are_independent_and_reported) {
