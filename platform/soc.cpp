@@ -253,7 +253,7 @@ void soc::build_firmware(const config& cfg) {
 }
 
 std::vector<std::string> soc::live_lines(double interval_s) {
-    std::vector<std::string> lines;
+    std::vector<std::string> lines = generator_->live_lines(interval_s);  // iperf's interval lines
     nlohmann::json now;
     system_->report(now);
     const auto& x = now["dut"]["xdp"];
@@ -365,6 +365,7 @@ nlohmann::json soc::report(double window_s) const {
     const fec::enet_stats& fs = fec_->stats();
     j["rates"]["generator_tx_pps"] = generator_->tx_frames() / window_s;
     j["rates"]["generator_rx_pps"] = generator_->rx_frames() / window_s;
+    generator_->report_rates(j["rates"], window_s);
     j["rates"]["dut_rx_pps"] = fs.rx_frames / window_s;
     j["rates"]["dut_tx_pps"] = fs.tx_frames / window_s;
     const auto& x = j["dut"]["xdp"];

@@ -3,6 +3,7 @@
 #include "config/config.h"
 #include "traffic/pcap_replay.h"
 #include "traffic/pktgen.h"
+#include "traffic/tcp_sender.h"
 
 namespace fecsim::traffic {
 
@@ -28,7 +29,7 @@ std::unique_ptr<generator> make_generator(const char* name, const config& cfg, b
     const std::string& kind = cfg.view("generator").string("kind");
     if (kind == "pktgen") return std::make_unique<pktgen>(name, pktgen_model_params_from(cfg, flow_control));
     if (kind == "pcap") return std::make_unique<pcap_replay>(name, pcap_replay_params_from(cfg, flow_control));
-    throw cfg.error_at("/generator/kind", "\"" + kind + "\": not implemented yet (the TCP bulk sender is planned)");
+    return std::make_unique<tcp_sender>(name, tcp_sender_params_from(cfg, flow_control));
 }
 
 }  // namespace fecsim::traffic

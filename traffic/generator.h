@@ -1,4 +1,4 @@
-// What the platform sees of a traffic generator (pktgen model, pcap replay): an Ethernet
+// What the platform sees of a traffic generator (pktgen model, pcap replay, TCP sender): an Ethernet
 // device with one link end to transmit on, its statistics and its final summary lines.
 #pragma once
 
@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace fecsim {
 class config;
@@ -33,6 +34,10 @@ public:
     virtual uint64_t rx_frames() const = 0;  // in the window (0 unless the generator receives)
     // What the modelled tool prints when it stops (pktgen: the "Result:" lines).
     virtual std::string final_summary() const = 0;
+    // Rates of the modelled tool for the result's `rates` (TCP: tcp_goodput_mbps).
+    virtual void report_rates(nlohmann::json& /*rates*/, double /*window_s*/) const {}
+    // The lines the modelled tool prints once per simulated second of the window (iperf -i 1).
+    virtual std::vector<std::string> live_lines(double /*interval_s*/) { return {}; }
     // The books of the generator's own NIC ring (queued by its CPU -> handed to the wire),
     // for a generator that models one.
     virtual std::optional<ledger> nic_books() const { return std::nullopt; }
@@ -40,7 +45,7 @@ public:
 
 // Builds the generator `generator.kind` asks for. `flow_control` is the link's setting
 // (link.flow_control): whether the generator's MAC honours PAUSE frames. Bad settings
-// (malformed pktgen commands, unreadable capture, kind tcp) throw config_error.
+// (malformed pktgen commands, unreadable capture, TCP keys that do not fit) throw config_error.
 std::unique_ptr<generator> make_generator(const char* name, const config& cfg, bool flow_control);
 
 // 802.3x flow control of a peer's transmitter (annex 31B): a PAUSE frame stops the transmitter

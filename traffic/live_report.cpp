@@ -57,6 +57,29 @@ std::string pktgen_result_line(uint64_t elapsed_ns, uint64_t idle_ns, uint64_t s
     return buf;
 }
 
+namespace {
+// iperf's byte_snprintf with an adaptive format: 'A' (bytes, 1024) or 'a' (bits, 1000).
+std::string iperf_adaptive(double v, double base, const char* const units[4]) {
+    int u = 0;
+    while (v >= base && u < 3) v /= base, ++u;
+    const char* fmt = v < 9.995 ? "%4.2f %s" : v < 99.95 ? "%4.1f %s" : "%4.0f %s";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, fmt, v, units[u]);
+    return buf;
+}
+}  // namespace
+
+std::string iperf_interval_line(unsigned id, double begin_s, double end_s, uint64_t bytes) {
+    static const char* const byte_units[] = {"Bytes", "KBytes", "MBytes", "GBytes"};
+    static const char* const bit_units[] = {"bits/sec", "Kbits/sec", "Mbits/sec", "Gbits/sec"};
+    const double span = end_s - begin_s;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "[%3u] %.4f-%.4f sec  %s  %s", id, begin_s, end_s,
+                  iperf_adaptive(double(bytes), 1024, byte_units).c_str(),
+                  iperf_adaptive(span > 0 ? double(bytes) * 8 / span : 0.0, 1000, bit_units).c_str());
+    return buf;
+}
+
 std::string progress_line(double simulated_s, double total_s, double wall_s) {
     char buf[160];
     const double speed = wall_s > 0 ? simulated_s / wall_s : 0.0;

@@ -31,6 +31,11 @@ std::string xdp_bench_redirect_line(const std::string& in_dev, const std::string
 std::string pktgen_result_line(uint64_t elapsed_ns, uint64_t idle_ns, uint64_t sofar, uint32_t pkt_size,
                                uint64_t errors);
 
+// iperf2's interval and total lines: "[  1] 0.0000-1.0000 sec   111 MBytes   933 Mbits/sec"
+// (bytes in powers of 1024, bits in powers of 1000, two, one or no decimals as iperf's
+// byte_snprintf chooses them for the value).
+std::string iperf_interval_line(unsigned id, double begin_s, double end_s, uint64_t bytes);
+
 // Progress on stderr for long runs: "fecsim: 2.500 s simulated of 10.000 s, 0.73x real time, ETA 10s"
 // (the time left at the speed so far; "ETA 4m05s", "ETA 2h10m" for longer).
 std::string progress_line(double simulated_s, double total_s, double wall_s);

@@ -34,12 +34,15 @@ bool excluded_random_daddr(uint32_t a) {
 
 uint16_t ipv4_header_checksum(const uint8_t* hdr, size_t len) { return fold(sum16(hdr, len, 0)); }
 
-uint16_t udp_checksum(const uint8_t* ip, const uint8_t* udp, size_t udp_len) {
+uint16_t ipv4_transport_checksum(const uint8_t* ip, uint8_t protocol, const uint8_t* l4, size_t len) {
     uint32_t acc = sum16(ip + 12, 8, 0);  // pseudo header: saddr, daddr
-    acc += ipproto_udp;
-    acc += uint32_t(udp_len);
-    acc = sum16(udp, udp_len, acc);
-    const uint16_t c = fold(acc);
+    acc += protocol;
+    acc += uint32_t(len);
+    return fold(sum16(l4, len, acc));
+}
+
+uint16_t udp_checksum(const uint8_t* ip, const uint8_t* udp, size_t udp_len) {
+    const uint16_t c = ipv4_transport_checksum(ip, ipproto_udp, udp, udp_len);
     return c == 0 ? 0xffff : c;  // CSUM_MANGLED_0: 0 means "no checksum" in UDP
 }
 

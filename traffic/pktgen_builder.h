@@ -69,5 +69,8 @@ private:
 // Internet checksum helpers (RFC 1071), shared with the receive-side analysis.
 uint16_t ipv4_header_checksum(const uint8_t* hdr, size_t len);
 uint16_t udp_checksum(const uint8_t* ip_hdr, const uint8_t* udp, size_t udp_len);
+// The checksum of a transport header + payload of `len` bytes with the IPv4 pseudo header of
+// `ip_hdr` (0 when the checksum field of a received segment is correct).
+uint16_t ipv4_transport_checksum(const uint8_t* ip_hdr, uint8_t protocol, const uint8_t* l4, size_t len);
 
 }  // namespace fecsim::traffic

@@ -250,18 +250,6 @@ TEST(pktgen_commands, schema_rejects_bad_generator_settings) {
     EXPECT_THROW(test::load_with_generator({{"cpu", {{"per_packet_ns", -1}}}}), config_error);
 }
 
-TEST(pktgen_commands, tcp_kind_is_a_clear_error) {
-    fresh_simulation();
-    const config c = test::load_with_generator({{"kind", "tcp"}}, "tcp.json");
-    try {
-        make_generator("gen", c, false);
-        FAIL() << "no error";
-    } catch (const config_error& e) {
-        EXPECT_EQ(std::string(e.what()),
-                  test::scratch_path("tcp.json") + ": /generator/kind: \"tcp\": not implemented yet (the TCP bulk sender is planned)");
-    }
-}
-
 TEST(pktgen_commands, bad_device_addresses_are_config_errors) {
     fresh_simulation();
     EXPECT_THROW(make_generator("gen", test::load_with_generator({{"device_mac", "00:04:9f"}}), false), config_error);

@@ -17,6 +17,7 @@ class test_wire : public sc_core::sc_module, public net::eth_tx {
 public:
     std::function<void(const net::frame&, sc_core::sc_time first_bit)> tap;
     uint64_t frames = 0;
+    sc_core::sc_time propagation;  // added to every frame's arrival (a long cable)
 
     test_wire(sc_core::sc_module_name n, double speed_mbps, net::eth_sink* far = nullptr)
         : sc_module(n), speed_(speed_mbps), far_(far) {
@@ -28,7 +29,7 @@ public:
         const sc_core::sc_time now = sc_core::sc_time_stamp();
         const sc_core::sc_time start = std::max(now, free_at_);
         const sc_core::sc_time last_bit =
-            start + sc_core::sc_time((net::preamble_bytes + f->size()) * 8 * 1e3 / speed_, sc_core::SC_NS);
+            start + sc_core::sc_time((net::preamble_bytes + f->size()) * 8 * 1e3 / speed_, sc_core::SC_NS) + propagation;
         free_at_ = start + net::wire_time(f->size(), speed_);
         if (q_.empty()) ev_.notify(last_bit - now);
         q_.push_back({std::move(f), start, last_bit});
