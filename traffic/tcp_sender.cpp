@@ -631,7 +631,7 @@ void tcp_sender::count(uint64_t tcp_sender_stats::*field, uint64_t n) {
 
 void tcp_sender::reset_stats() {
     s_ = {};
-    pause_.received = 0;
+    pause_.reset_window();
     window_start_ = sc_core::sc_time_stamp();
     interval_written_ = t_.bytes_written;
     interval_end_s_ = 0;
@@ -663,7 +663,7 @@ void tcp_sender::report(nlohmann::json& j) const {
     j["tx_bytes"] = s_.tx_bytes;
     j["rx_frames"] = s_.rx_frames;
     j["rx_ignored"] = s_.rx_ignored;
-    j["pause_frames_received"] = pause_.received;
+    pause_.report(j);
     nlohmann::json& t = j["tcp"];
     t["state"] = states[int(state_)];
     t["congestion_state"] = ca_states[int(ca_)];
