@@ -756,6 +756,7 @@ void enet::evaluate_flow_control() {
     }
     const sc_time half = pause_duration(quanta) / 2.0;
     xoff_refresh_at_ = now + half;
+    fc_ev_.cancel();  // a refresh sent from another path replaces the pending one
     fc_ev_.notify(half);
 }
 

@@ -446,6 +446,28 @@ TEST(enet, pause_sent_when_rx_fifo_passes_threshold) {
     });
 }
 
+// A frame that arrives exactly when a refresh is due sends it (or finds it sent); either way
+// the refreshes go on at the same pace while the FIFO stays full.
+TEST(enet, xoff_refresh_keeps_its_pace_when_a_frame_arrives_at_the_refresh_time) {
+    fresh_simulation();
+    run_bench([](bench& b) {
+        b.restart(1, 2, RACC_SHIFT16, RCR_FCE);
+        b.wr(RSEM, 8), b.wr(OPD, 0x100);  // 64 bytes; refresh every 65.536 us
+        const sc_time half(256 * 512 / 2, SC_NS);
+        b.inject(make_frame(64, dut_mac, 0));
+        b.inject(make_frame(64, dut_mac, 1));  // XOFF now
+        wait(half);
+        b.inject(make_frame(64, dut_mac, 2));  // at the first refresh's time
+        wait(3.5 * half);
+        b.wr(ECR, 0);
+        ASSERT_EQ(b.wire.log.size(), 5u);
+        for (size_t i = 1; i < b.wire.log.size(); ++i) {
+            EXPECT_TRUE(is_pause(b.wire.log[i].bytes, 0x100)) << i;
+            EXPECT_EQ(b.wire.log[i].start - b.wire.log[i - 1].start, half) << i;
+        }
+    });
+}
+
 // RSEM b20..16 (STAT_SECTION_EMPTY) counts frames: XOFF when that many are in the FIFO.
 TEST(enet, pause_sent_when_the_fifo_holds_rsem_frames) {
     fresh_simulation();
