@@ -49,7 +49,13 @@ void soc::build_host(const config& cfg) {
         checker_ = std::make_unique<cpu::coherency_checker>(cpu::coherency_params_from(cfg.view("coherency")));
         cpu::core_params cp = cpu::core_params_from(cfg.view("cpu"));
         cp.seed = cfg.seed();
+        // The generic timer's interrupt is a per-core PPI, an input beyond the cpu.irq.lines
+        // the SoC's peripherals use.
+        cp.irq_lines += 1;
         core_ = std::make_unique<cpu::core>("core0", 0, cp, *bus_);
+        timer_ = std::make_unique<cpu::arch_timer>("timer0", int(cp.irq_lines - 1));
+        timer_->irq.bind(timer_irq_);
+        core_->irq[cp.irq_lines - 1].bind(timer_irq_);
     } catch (const param_error& e) {
         throw cfg.error_at(e);
     } catch (const std::invalid_argument& e) {
@@ -83,10 +89,11 @@ void soc::build_device(const config& cfg) {
         irq_wires_.push_back(std::make_unique<sc_core::sc_signal<bool>>(("fec0_irq" + std::to_string(i)).c_str()));
         fec_->irq[i].bind(*irq_wires_.back());
         if (i < p.irq_lines) {
-            if (first + i >= core_->irq.size())
+            const size_t lines = core_->irq.size() - 1;  // the last is the timer's
+            if (first + i >= lines)
                 throw cfg.error_at("/soc/fec/first_irq", "FEC line " + std::to_string(i) + " needs core interrupt input " +
                                                              std::to_string(first + i) + " but the core has " +
-                                                             std::to_string(core_->irq.size()) + " (cpu.irq.lines)");
+                                                             std::to_string(lines) + " (cpu.irq.lines)");
             core_->irq[first + i].bind(*irq_wires_.back());
         }
     }

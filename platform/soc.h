@@ -8,6 +8,7 @@
 
 #include "models/cpu/coherency.h"
 #include "models/cpu/coherency_tap.h"
+#include "models/cpu/arch_timer.h"
 #include "models/cpu/core.h"
 #include "models/fec/enet.h"
 #include "models/mem/ddr.h"
@@ -87,6 +88,8 @@ private:
 
     std::unique_ptr<cpu::coherency_checker> checker_;
     std::unique_ptr<cpu::core> core_;
+    std::unique_ptr<cpu::arch_timer> timer_;  // core 0's generic timer, on the core's last input
+    sc_core::sc_signal<bool> timer_irq_{"timer0_irq"};
 
     std::unique_ptr<fec::enet> fec_;
     std::unique_ptr<cpu::coherency_tap> dma_tap_;
