@@ -38,6 +38,12 @@ void system_params::apply_driver_config(const config_view& d, const std::string&
     stack.sink = pick<stack_sink>(d, "stack.sink", {{"udp_no_socket", stack_sink::udp_no_socket},
                                                     {"udp_socket", stack_sink::udp_socket}});
     stack.socket_queue_limit = uint32_t(d.integer("stack.socket_queue_limit"));
+    stack.tcp.port = uint16_t(d.integer("stack.tcp.port"));
+    stack.tcp.rmem_default = uint32_t(d.integer("stack.tcp.rmem_default"));
+    stack.tcp.rmem_max = uint32_t(d.integer("stack.tcp.rmem_max"));
+    stack.tcp.moderate_rcvbuf = d.boolean("stack.tcp.moderate_rcvbuf");
+    stack.tcp.read_bytes = uint32_t(d.integer("stack.tcp.read_bytes"));
+    stack.tcp.mtu = uint16_t(d.integer("stack.tcp.mtu"));
     const std::string& c = d.string("costs");
     costs_file = c.find('/') == std::string::npos ? (std::filesystem::path(config_dir) / "costs" / (c + ".json")).string() : c;
 }
@@ -52,8 +58,8 @@ void apply_fec_config(fec_hw_params& hw, const config_view& fec) {
     if (fec.has("tx_coalesce.usecs")) hw.tx_coalesce_usecs = uint32_t(fec.integer("tx_coalesce.usecs"));
 }
 
-linux_system::linux_system(cpu::core_api& core, const system_params& p)
-    : core_(core), p_(p), costs_(cost_table::load(p.costs_file)) {
+linux_system::linux_system(cpu::core_api& core, const system_params& p, cpu::timer_api* timer)
+    : core_(core), timer_(timer), p_(p), costs_(cost_table::load(p.costs_file)) {
     auto bad = [](const std::string& m) { throw std::invalid_argument(m); };
     // A check of one configuration key: the platform reports it against that key.
     auto bad_key = [](const char* key, const std::string& m) { throw param_error(key, m); };
@@ -71,6 +77,9 @@ linux_system::linux_system(cpu::core_api& core, const system_params& p)
     if (p_.xdp_prog != "none" && d.xdp_mode == xdp_attach_mode::native && d.rx_buffers == rx_buffer_mode::legacy)
         bad_key("driver.rx_buffers",
                 "legacy has no native XDP support: set driver.xdp_prog=none or driver.xdp_mode=generic");
+    if (p_.stack.tcp.rmem_max < p_.stack.tcp.rmem_default)
+        bad_key("driver.stack.tcp.rmem_max", "below driver.stack.tcp.rmem_default (" +
+                                                 std::to_string(p_.stack.tcp.rmem_default) + ")");
     if (p_.xdp_redirect_ifindex < 0 || p_.xdp_redirect_ifindex > int(p_.fecs.size()))
         bad_key("driver.xdp_redirect_ifindex", std::to_string(p_.xdp_redirect_ifindex) +
                                                    " names no interface (there are " + std::to_string(p_.fecs.size()) +
@@ -102,7 +111,8 @@ void linux_system::boot() {
     xdp_ = std::make_unique<xdp_core>(k, *devs_);
     skbs_ = std::make_unique<skb_allocator>(k);
     softnet_ = std::make_unique<softnet>(k);
-    stack_ = std::make_unique<netstack>(k, *skbs_, *xdp_, p_.stack);
+    timers_ = std::make_unique<timer_base>(k, timer_);
+    stack_ = std::make_unique<netstack>(k, *skbs_, *xdp_, *timers_, p_.stack);
     prog_ = xdp::make_prog(p_.xdp_prog, k, p_.xdp_redirect_ifindex);
     for (auto& f : p_.fecs) {
         auto dev = std::make_unique<fec_enet_private>(k, *xdp_, *skbs_, *stack_, *softnet_, f.hw, p_.driver, prog_.get());
@@ -110,6 +120,7 @@ void linux_system::boot() {
         fecs_.push_back(std::move(dev));
     }
     if (prog_ && p_.driver.xdp_mode == xdp_attach_mode::generic) stack_->set_generic_xdp(fecs_[0].get(), prog_.get());
+    stack_->set_output(fecs_[0].get(), p_.fecs[0].hw.mac);
     for (size_t i = 0; i < fecs_.size(); ++i) {
         fecs_[i]->fec_probe();
         fecs_[i]->fec_enet_open();
@@ -119,21 +130,33 @@ void linux_system::boot() {
             core_.irq_enable(line, true);
         }
     }
+    if (timer_) core_.irq_enable(timer_->irq_line(), true);
     booted_ = true;
 }
 
 void linux_system::handle_irq(int line) {
+    const bool tick = timer_ && line == timer_->irq_line();
     {
         cpu::scope s(core_, "generic_handle_irq");
         kernel_->exec(path::generic_handle_irq);
         const int owner = line >= 0 && size_t(line) < irq_owner_.size() ? irq_owner_[line] : -1;
-        if (owner >= 0) fecs_[owner]->fec_enet_interrupt();
-        else ++spurious_irqs_;
+        if (tick) {
+            cpu::scope s2(core_, "arch_timer_handler_virt");
+            kernel_->exec(path::arch_timer_handler);
+        } else if (owner >= 0) {
+            fecs_[owner]->fec_enet_interrupt();
+        } else {
+            ++spurious_irqs_;
+        }
     }
     core_.irq_return();
-    // irq_exit -> __do_softirq -> net_rx_action (the same core; NET_RX is the only softirq).
-    softnet_->net_rx_action();
-    stack_->run_user_tasks();
+    // irq_exit -> __do_softirq: TIMER, then NET_RX. net_rx_action hands over after netdev_budget
+    // frames (to ksoftirqd in the kernel), and the reading task gets the core in between.
+    if (tick) timers_->run_timers();
+    do {
+        softnet_->net_rx_action();
+        stack_->run_user_tasks();
+    } while (softnet_->pending());
 }
 
 void linux_system::run() {
@@ -146,6 +169,7 @@ void linux_system::reset_stats() {
     for (auto& f : fecs_) f->reset_stats();
     softnet_->polls = softnet_->budget_exhausted = softnet_->completions = 0;
     stack_->stats = {};
+    stack_->tcp_proto().stats = {};
     xdp_->stats = {};
     spurious_irqs_ = 0;
 }
@@ -239,6 +263,16 @@ void linux_system::report(nlohmann::json& out) const {
     dut["stack"] = {{"received", st.received}, {"non_ip", st.non_ip}, {"udp_no_socket", st.udp_no_socket},
                     {"socket_queued", st.socket_queued}, {"socket_drops", st.socket_drops},
                     {"user_reads", st.user_reads}};
+    const tcp_stats& t = stack_->tcp_proto().stats;
+    const tcp_sock& sk = stack_->tcp_proto().sock();
+    dut["tcp"] = {{"segs_in", t.segs_in}, {"data_segs_in", t.data_segs_in}, {"bytes_received", t.bytes_received},
+                  {"bytes_read", t.bytes_read}, {"reads", t.reads}, {"acks_sent", t.acks_sent},
+                  {"delayed_acks", t.delayed_acks}, {"quick_acks", t.quick_acks}, {"dup_acks", t.dup_acks},
+                  {"window_updates", t.window_updates}, {"ofo_queued", t.ofo_queued},
+                  {"ofo_delivered", t.ofo_delivered}, {"duplicates", t.duplicates}, {"rcvq_drops", t.rcvq_drops},
+                  {"out_of_window", t.out_of_window}, {"no_socket", t.no_socket}, {"connections", t.connections},
+                  {"gro_merged", t.gro_merged}, {"gro_flushes", t.gro_flushes}, {"rcvbuf", sk.sk_rcvbuf},
+                  {"rcv_wscale", sk.rcv_wscale}};
     dut["packets"] = packets();
 }
 

@@ -46,7 +46,9 @@ class linux_system {
 public:
     // Validates the parameters and loads the costs file (config_error / std::invalid_argument
     // on bad input). Does not touch the core: everything timed happens in run().
-    linux_system(cpu::core_api& core, const system_params& p);
+    // `timer`: the core's clockevent device (the generic timer), which kernel timers (TCP's
+    // delayed ACK) need to wake the core; without it they run only when the core is up anyway.
+    linux_system(cpu::core_api& core, const system_params& p, cpu::timer_api* timer = nullptr);
     ~linux_system();
 
     void run();                // boot(), then the idle loop; never returns
@@ -70,6 +72,7 @@ public:
 
 private:
     cpu::core_api& core_;
+    cpu::timer_api* timer_;
     system_params p_;
     cost_table costs_;
     std::unique_ptr<kernel> kernel_;
@@ -77,6 +80,7 @@ private:
     std::unique_ptr<xdp_core> xdp_;
     std::unique_ptr<skb_allocator> skbs_;
     std::unique_ptr<softnet> softnet_;
+    std::unique_ptr<timer_base> timers_;
     std::unique_ptr<netstack> stack_;
     std::unique_ptr<bpf_prog> prog_;
     std::vector<std::unique_ptr<fec_enet_private>> fecs_;

@@ -237,7 +237,7 @@ void soc::build_firmware(const config& cfg) {
     if (trace_) host = (traced_core_ = std::make_unique<tracing_core>(*core_, *trace_)).get();
     cfg_ = &cfg;
     try {
-        system_ = std::make_unique<firmware::linux_system>(*host, p);
+        system_ = std::make_unique<firmware::linux_system>(*host, p, timer_.get());
     } catch (const firmware::memory_exhausted& e) {
         throw memory_error(e);
     } catch (const param_error& e) {

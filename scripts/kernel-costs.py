@@ -368,6 +368,7 @@ TAKES = {
         "put_direct": (0x48,),  # page_pool_put_defragged_page with allow_direct
         "xdp_return_pp": (0x20,),  # __xdp_return: MEM_TYPE_PAGE_POOL
         "list_empty": (0x3c,),  # __cpu_map_flush / __xsk_map_flush: nothing queued
+        "copy_large": (0x6c, 0xfc),  # __arch_copy_to_user: 128 bytes or more, the 64-byte loop
     },
     "armhf": {
         "interrupt": (0x40,),
@@ -489,6 +490,48 @@ SPEC = {
     "fec_enet_start_xmit": dict(parts=[Part(F, "fec_enet_start_xmit", "fec_enet_start_xmit", **XMIT)]),
     "fec_enet_txq_submit_skb": dict(parts=[Part(F, "fec_enet_start_xmit", "fec_enet_txq_submit_skb", not_lines=(695, 700), **XMIT)]),
     "fec_enet_txq_submit_frag": dict(parts=[Part(F, "fec_enet_start_xmit", "fec_enet_txq_submit_frag_skb", loop="body", take="xmit_frags")]),
+    # TCP receive path (net/ipv4/tcp_input.c, tcp_output.c, tcp.c, tcp_offload.c, net/core/gro.c)
+    "inet_gro_receive": dict(parts=[Part(V, "inet_gro_receive"), Part(V, "tcp4_gro_receive"), Part(V, "tcp_gro_receive"),
+                                    Part(V, "skb_gro_receive")],
+                             note="per segment: the IPv4 and TCP GRO callbacks and the merge into the held skb"),
+    "napi_gro_complete": dict(parts=[Part(V, "napi_gro_complete.constprop.0"), Part(V, "inet_gro_complete"),
+                                     Part(V, "tcp4_gro_complete"), Part(V, "tcp_gro_complete")]),
+    "tcp_v4_rcv": dict(parts=[Part(V, "tcp_v4_rcv"), Part(V, "__inet_lookup_established"), Part(V, "tcp_v4_do_rcv")]),
+    "tcp_rcv_established": dict(parts=[Part(V, "tcp_rcv_established"), Part(V, "tcp_queue_rcv"),
+                                       Part(V, "tcp_event_data_recv"), Part(V, "tcp_grow_window")],
+                                note="the established-state receive with its in-order queueing, data event and "
+                                     "window growth"),
+    "tcp_data_queue": dict(parts=[Part(V, "tcp_data_queue")],
+                           note="the slow path's queueing decision (in order after a hole, duplicates, partial data)"),
+    "tcp_ofo_queue": dict(estimate="tcp_data_queue_ofo and tcp_ofo_queue are inlined into tcp_data_queue, off its likely path"),
+    "tcp_ack_snd_check": dict(parts=[Part(V, "__tcp_ack_snd_check"), Part(V, "tcp_send_delayed_ack")]),
+    "tcp_send_ack": dict(parts=[Part(V, "__tcp_send_ack.part.0"), Part(V, "__tcp_transmit_skb"), Part(V, "tcp_options_write"),
+                                Part(V, "tcp_v4_send_check")],
+                         note="__tcp_send_ack (alloc_skb charged apart), __tcp_transmit_skb with the window selection "
+                              "and options, the checksum setup"),
+    "alloc_skb": dict(parts=[Part(V, "__alloc_skb"), Part(V, "kmalloc_reserve")]),
+    "ip_queue_xmit": dict(parts=[Part(V, "__ip_queue_xmit"), Part(V, "ip_local_out"), Part(V, "__ip_local_out"),
+                                 Part(V, "ip_output"), Part(V, "ip_finish_output"), Part(V, "__ip_finish_output"),
+                                 Part(V, "ip_finish_output2")]),
+    "dev_queue_xmit": dict(parts=[Part(V, "__dev_queue_xmit"), Part(V, "validate_xmit_skb"), Part(V, "sch_direct_xmit"),
+                                  Part(V, "dev_hard_start_xmit")]),
+    "tcp_conn_request": dict(parts=[Part(V, "tcp_v4_conn_request"), Part(V, "tcp_conn_request")],
+                             note="the SYN's request handling (once per connection; the SYN-ACK is charged as an ACK)"),
+    "tcp_recvmsg": dict(parts=[Part(V, "tcp_recvmsg"), Part(V, "tcp_recvmsg_locked"), Part(V, "lock_sock_nested"),
+                               Part(V, "release_sock")]),
+    "skb_copy_datagram_iter": dict(parts=[Part(V, "skb_copy_datagram_iter"), Part(V, "__skb_datagram_iter"),
+                                          Part(V, "simple_copy_to_iter")]),
+    "copy_to_user": dict(parts=[Part(V, "_copy_to_iter"), Part(V, "__arch_copy_to_user", loop="call", take="copy_large")],
+                         note="one copy to the user buffer (_copy_to_iter, copyout) around the 64-byte loop"),
+    "copy_to_user_line": dict(parts=[Part(V, "__arch_copy_to_user", loop="body", take="copy_large")],
+                              note="one 64-byte iteration of the copy loop (copy_template.S)"),
+    "tcp_cleanup_rbuf": dict(parts=[Part(V, "tcp_cleanup_rbuf"), Part(V, "tcp_rcv_space_adjust")]),
+    "try_to_wake_up": dict(parts=[Part(V, "try_to_wake_up")]),
+    "context_switch": dict(parts=[Part(V, "__schedule"), Part(V, "finish_task_switch.isra.0"), Part(V, "__switch_to"),
+                                  Part(V, "cpu_switch_to")]),
+    "arch_timer_handler": dict(parts=[Part(V, "arch_timer_handler_virt")]),
+    "run_timer_softirq": dict(parts=[Part(V, "run_timer_softirq"), Part(V, "__run_timers.part.0")]),
+    "tcp_delack_timer": dict(parts=[Part(V, "tcp_delack_timer"), Part(V, "tcp_delack_timer_handler")]),
 }
 # keys whose walks were read with --trace and steered where the experiment leaves the layout
 REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_collect_events", "fec_enet_rx_napi", "fec_enet_rx",
@@ -542,6 +585,11 @@ SPEC_ARMHF = dict(SPEC, **{
     "outer_cache_line": dict(mean=True, parts=[Part(V, "l2c210_clean_range", loop="body"),
                                                Part(V, "l2c210_inv_range", loop="body")],
                              note="the PL310 line loop without its register write (MMIO, charged by the core)"),
+    "copy_to_user": dict(parts=[Part(V, "_copy_to_iter"), Part(V, "arm_copy_to_user"), Part(V, "__copy_to_user_std", loop="call")],
+                         note="one copy to the user buffer (_copy_to_iter, arm_copy_to_user) around the copy loop"),
+    "copy_to_user_line": dict(parts=[Part(V, "__copy_to_user_std", loop="body")] * 2,
+                              note="64 bytes: two iterations of the ARM copy loop (copy_template.S, 32 bytes each)"),
+    "context_switch": dict(parts=[Part(V, "__schedule"), Part(V, "finish_task_switch.isra.0"), Part(V, "__switch_to")]),
 })
 SPECS = {"arm64": SPEC, "armhf": SPEC_ARMHF}
 

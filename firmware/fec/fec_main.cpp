@@ -328,6 +328,8 @@ int fec_enet_private::napi_poll(int budget) {
         done += fec_enet_rx(budget - done);
         fec_enet_tx(budget);
     } while (done < budget && fec_enet_collect_events());
+    // napi_complete_done, or __napi_poll when the budget is used up (HZ < 1000: everything)
+    stack_.napi_gro_flush();
     if (done < budget) {
         softnet_.napi_complete_done(*this, done);
         writel(FEC_DEFAULT_IMASK, FEC_IMASK);

@@ -42,7 +42,13 @@ namespace fecsim::firmware {
     /* legacy (pre-page-pool) RX */                                                                   \
     X(netdev_alloc_skb) X(fec_enet_copybreak) X(fec_enet_new_rxbdp)                                   \
     /* stack-originated TX */                                                                         \
-    X(fec_enet_start_xmit) X(fec_enet_txq_submit_skb) X(fec_enet_txq_submit_frag)
+    X(fec_enet_start_xmit) X(fec_enet_txq_submit_skb) X(fec_enet_txq_submit_frag)                   \
+    /* TCP receive path, its ACKs, the reading task, timers */                                        \
+    X(inet_gro_receive) X(napi_gro_complete) X(tcp_v4_rcv) X(tcp_rcv_established) X(tcp_data_queue)    \
+    X(tcp_ofo_queue) X(tcp_ack_snd_check) X(tcp_send_ack) X(alloc_skb) X(ip_queue_xmit)               \
+    X(dev_queue_xmit) X(tcp_conn_request) X(tcp_recvmsg) X(skb_copy_datagram_iter) X(copy_to_user)    \
+    X(copy_to_user_line) X(tcp_cleanup_rbuf) X(try_to_wake_up) X(context_switch)                      \
+    X(arch_timer_handler) X(run_timer_softirq) X(tcp_delack_timer)
 
 enum class path : uint16_t {
 #define FECSIM_COST_ENUM(n) n,

@@ -39,12 +39,14 @@ bool softnet::napi_complete_done(napi_struct& n, int) {
 
 void softnet::net_rx_action() {
     cpu::scope s(k_.core, "net_rx_action");
-    while (!poll_list_.empty()) {
+    int budget = netdev_budget;
+    while (!poll_list_.empty() && budget > 0) {
         napi_struct* n = poll_list_.front();
         poll_list_.pop_front();
         k_.exec(path::net_rx_action);
         ++polls;
         const int work = n->napi_poll(n->weight);
+        budget -= work;
         if (work >= n->weight && n->scheduled) {
             ++budget_exhausted;
             poll_list_.push_back(n);  // budget used up: poll again

@@ -76,9 +76,11 @@ public:
     void __napi_schedule(napi_struct& n);
     bool napi_complete_done(napi_struct& n, int work_done);
     bool pending() const { return !poll_list_.empty(); }
-    // net_rx_action: polls until the list is empty. The kernel stops after netdev_budget (300)
-    // or 2 jiffies and continues in ksoftirqd on the same core; that hand-off is not modelled.
+    // net_rx_action: polls until the list is empty or netdev_budget frames are done; the rest
+    // waits for the next call (ksoftirqd in the kernel, after the tasks the scheduler runs in
+    // between). The 2-jiffy limit and ksoftirqd's own scheduling cost are not modelled.
     void net_rx_action();
+    static constexpr int netdev_budget = 300;
 
     uint64_t polls = 0, budget_exhausted = 0, completions = 0;
 

@@ -9,16 +9,18 @@ constexpr uint32_t route_lines = 4;       // fib_lookup + dst (ip_rcv_finish / e
 constexpr uint32_t udp_lookup_lines = 2;  // udp_table hash slot + socket match
 }  // namespace
 
-netstack::netstack(kernel& k, skb_allocator& skbs, xdp_core& xdp, const netstack_params& p)
-    : k_(k), skbs_(skbs), xdp_(xdp), p_(p) {
+netstack::netstack(kernel& k, skb_allocator& skbs, xdp_core& xdp, timer_base& timers, const netstack_params& p)
+    : k_(k), skbs_(skbs), xdp_(xdp), p_(p), tcp_(k, skbs, timers, p.tcp), deliver_([this](sk_buff* s) { netif_receive_skb(s); }) {
     tables_ = k_.kmalloc(tables_bytes);
     sock_ = k_.kmalloc(1024);
     user_buf_ = k_.pages.alloc_boot_page("the socket reader's buffer")->addr;
 }
 
 uint16_t netstack::eth_type_trans(sk_buff* skb, net_device* dev) {
-    uint8_t h[ETH_HLEN];
-    k_.core.read(skb->data, h, ETH_HLEN);
+    uint8_t h[ETH_HLEN + 10];
+    // The Ethernet header, and (same line) the IP protocol field GRO dispatches on.
+    k_.core.read(skb->data, h, sizeof h);
+    skb->ip_proto = h[ETH_HLEN + 9];
     skb->dev = dev;
     skb->mac_len = ETH_HLEN;
     skb_allocator::skb_pull(skb, ETH_HLEN);
@@ -30,6 +32,13 @@ void netstack::napi_gro_receive(sk_buff* skb) {
     k_.exec(path::napi_gro_receive);
     ++stats.received;
     k_.core.touch(skb->sim, 128, true);  // GRO control block, hash, network header offsets
+    if (skb->protocol == ETH_P_IP && skb->ip_proto == 6 && !generic_prog_ && tcp_.tcp_gro_receive(skb, deliver_)) return;
+    netif_receive_skb(skb);
+}
+
+void netstack::napi_gro_flush() { tcp_.napi_gro_flush(deliver_); }
+
+void netstack::netif_receive_skb(sk_buff* skb) {
     {
         cpu::scope s2(k_.core, "__netif_receive_skb_core");
         k_.exec(path::netif_receive_skb_core);
@@ -108,6 +117,10 @@ void netstack::ip_rcv(sk_buff* skb) {
         cpu::scope s(k_.core, "ip_local_deliver");
         k_.exec(path::ip_local_deliver);
     }
+    if (iph[9] == 6 && ihl >= 20) {
+        tcp_.tcp_v4_rcv(skb, ihl);
+        return;
+    }
     if (iph[9] != 17 || ihl < 20) {
         ++stats.non_ip;
         skbs_.kfree_skb(skb);
@@ -142,6 +155,7 @@ void netstack::udp_rcv(sk_buff* skb, uint32_t ihl) {
 }
 
 void netstack::run_user_tasks() {
+    tcp_.run_reader();
     if (sockq_.empty()) return;
     cpu::scope s(k_.core, "udp_recvmsg");
     while (!sockq_.empty()) {

@@ -5,11 +5,12 @@
 // read by a user task (recvmsg copies the payload to a user buffer and frees the skb, returning
 // the page to its pool through the ptr_ring). Also generic (SKB-mode) XDP, which runs in
 // __netif_receive_skb_core and transmits XDP_TX through ndo_start_xmit.
-// Left out: GRO merging, netfilter, ICMP port-unreachable replies, TCP, RPS, socket wakeups of
-// other cores.
+// TCP segments go through GRO and the TCP receive path (tcp.h); UDP's GRO callbacks are not
+// charged. Left out: netfilter, ICMP port-unreachable replies, RPS, socket wakeups of other cores.
 #pragma once
 
 #include "firmware/kernel/skbuff.h"
+#include "firmware/kernel/tcp.h"
 
 #include <deque>
 
@@ -20,6 +21,7 @@ enum class stack_sink { udp_no_socket, udp_socket };
 struct netstack_params {
     stack_sink sink = stack_sink::udp_no_socket;
     uint32_t socket_queue_limit = 256;  // skbs queued before udp drops (sk_rcvbuf stand-in)
+    tcp_params tcp;
 };
 
 struct netstack_stats {
@@ -30,7 +32,7 @@ struct netstack_stats {
 
 class netstack {
 public:
-    netstack(kernel& k, skb_allocator& skbs, xdp_core& xdp, const netstack_params& p);
+    netstack(kernel& k, skb_allocator& skbs, xdp_core& xdp, timer_base& timers, const netstack_params& p);
 
     // XDP in generic mode on `dev` (do_xdp_generic in __netif_receive_skb_core).
     void set_generic_xdp(net_device* dev, bpf_prog* prog) { generic_dev_ = dev; generic_prog_ = prog; }
@@ -39,14 +41,20 @@ public:
     uint16_t eth_type_trans(sk_buff* skb, net_device* dev);
     // napi_gro_receive and everything after it, down to the sink.
     void napi_gro_receive(sk_buff* skb);
-    // The user task: recvmsg on every queued skb (called when the softirq work is done).
+    // napi_gro_flush: the skbs GRO holds go up (at the end of every NAPI poll).
+    void napi_gro_flush();
+    // The user tasks: recvmsg on every queued UDP skb, the TCP reader (after the softirq work).
     void run_user_tasks();
+    // The device the stack's own packets (TCP ACKs) leave through.
+    void set_output(net_device* dev, const uint8_t mac[6]) { tcp_.set_output(dev, mac); }
+    tcp& tcp_proto() { return tcp_; }
     size_t socket_backlog() const { return sockq_.size(); }
 
     netstack_stats stats;
 
 private:
     bool do_xdp_generic(sk_buff* skb);
+    void netif_receive_skb(sk_buff* skb);  // __netif_receive_skb_core and up
     void ip_rcv(sk_buff* skb);
     void udp_rcv(sk_buff* skb, uint32_t ihl);
 
@@ -60,6 +68,8 @@ private:
     addr_t sock_ = 0;         // struct sock of the receiving socket
     addr_t user_buf_ = 0;     // the reader's buffer
     std::deque<sk_buff*> sockq_;
+    tcp tcp_;
+    std::function<void(sk_buff*)> deliver_;
 };
 
 }  // namespace fecsim::firmware

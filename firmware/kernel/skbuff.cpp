@@ -37,6 +37,7 @@ sk_buff* skb_allocator::build_skb(addr_t data, uint32_t frag_size) {
     s->end = data + frag_size - SIZEOF_SKB_SHARED_INFO;
     s->head_alloc = frag_size;
     s->head_kind = skb_head_kind::page;
+    s->truesize = SKB_DATA_ALIGN(SIZEOF_SK_BUFF) + frag_size;  // SKB_TRUESIZE(frag_size - shinfo)
     k_.core.touch(obj, skb_header_clear_bytes, true);
     k_.core.touch(s->end, shinfo_clear_bytes, true);
     return s;
@@ -62,6 +63,7 @@ sk_buff* skb_allocator::netdev_alloc_skb(uint32_t len) {
     s->end = head + SKB_DATA_ALIGN(len);
     s->head_alloc = size;
     s->head_kind = small ? skb_head_kind::kmalloc : skb_head_kind::frag;
+    s->truesize = SKB_DATA_ALIGN(SIZEOF_SK_BUFF) + size;
     k_.core.touch(obj, skb_header_clear_bytes, true);
     k_.core.touch(s->end, shinfo_clear_bytes, true);
     skb_reserve(s, NET_SKB_PAD);
@@ -69,18 +71,22 @@ sk_buff* skb_allocator::netdev_alloc_skb(uint32_t len) {
 }
 
 void skb_allocator::skb_free_head(sk_buff* s, bool napi_safe) {
-    switch (s->head_kind) {
-    case skb_head_kind::kmalloc: k_.kfree(s->head, s->head_alloc); return;
-    case skb_head_kind::frag: k_.frags.page_frag_free(s->head); return;
+    // napi_pp_put_page: direct recycling only if the pool is bound to this NAPI (pp->p.napi, not
+    // set by fec in v6.6), else through the ptr_ring.
+    (void)napi_safe;
+    free_buffer(s->head, s->head_alloc, s->head_kind, s->pp_recycle);
+}
+
+void skb_allocator::free_buffer(addr_t a, uint32_t size, skb_head_kind kind, bool pp_recycle) {
+    switch (kind) {
+    case skb_head_kind::kmalloc: k_.kfree(a, size); return;
+    case skb_head_kind::frag: k_.frags.page_frag_free(a); return;
     case skb_head_kind::page: {
-        page* p = k_.pages.virt_to_page(s->head);
+        page* p = k_.pages.virt_to_page(a);
         if (!p) throw std::logic_error("skb_free_head: head is not in the page allocator's range");
         k_.core.touch(k_.pages.page_struct(p), 8, false);  // pp_magic, pp
-        if (s->pp_recycle && p->pp) {
-            // napi_pp_put_page: direct recycling only if the pool is bound to this NAPI
-            // (pp->p.napi, not set by fec in v6.6), else through the ptr_ring.
+        if (pp_recycle && p->pp) {
             k_.exec(path::skb_free_head_pp);
-            (void)napi_safe;
             p->pp->page_pool_put_full_page(p, false);
             return;
         }
@@ -91,15 +97,48 @@ void skb_allocator::skb_free_head(sk_buff* s, bool napi_safe) {
     }
 }
 
+sk_buff* skb_allocator::alloc_skb(uint32_t size) {
+    cpu::scope sc(k_.core, "__alloc_skb");
+    k_.exec(path::alloc_skb);
+    const uint32_t alloc = SKB_DATA_ALIGN(size) + SIZEOF_SKB_SHARED_INFO;
+    const addr_t obj = k_.skbuff_head_cache.alloc();
+    if (!obj) return nullptr;
+    const addr_t head = k_.kmalloc_atomic(alloc);
+    if (!head) {
+        k_.skbuff_head_cache.free(obj);
+        return nullptr;
+    }
+    sk_buff* s = get();
+    s->sim = obj;
+    s->head = s->data = head;
+    s->end = head + SKB_DATA_ALIGN(size);
+    s->head_alloc = alloc;
+    s->head_kind = skb_head_kind::kmalloc;
+    s->truesize = SKB_DATA_ALIGN(SIZEOF_SK_BUFF) + alloc;
+    k_.core.touch(obj, skb_header_clear_bytes, true);
+    k_.core.touch(s->end, shinfo_clear_bytes, true);
+    return s;
+}
+
+void skb_allocator::skb_gro_steal_head(sk_buff* to, sk_buff* from, addr_t frag_addr, uint32_t frag_len) {
+    if (to->nr_frags >= MAX_SKB_FRAGS) throw std::logic_error("skb_gro_steal_head: no fragment slot left");
+    // The new fragment is written into the head skb's skb_shared_info.
+    to->frags[to->nr_frags++] = {frag_addr, frag_len, from->head_kind};
+    k_.core.touch(to->end + 48 + 16 * uint32_t(to->nr_frags - 1), 16, true);
+    to->len += frag_len;
+    to->data_len += frag_len;
+    to->truesize += from->truesize - SKB_DATA_ALIGN(SIZEOF_SK_BUFF);
+    to->gso_segs++;
+    k_.skbuff_head_cache.free(from->sim);
+    put(from);
+}
+
 void skb_allocator::release(sk_buff* s, bool napi_safe, path p) {
     cpu::scope sc(k_.core, p == path::napi_consume_skb ? "napi_consume_skb" : "kfree_skb");
     k_.exec(p);
     k_.core.touch(s->sim, 64, false);     // users, head, data, flags
     k_.core.touch(s->end, 8, true);       // shinfo->dataref
-    for (int i = 0; i < s->nr_frags; ++i) {
-        page* fp = k_.pages.virt_to_page(s->frags[i].addr);
-        if (fp) k_.pages.__free_pages(fp);
-    }
+    for (int i = 0; i < s->nr_frags; ++i) free_buffer(s->frags[i].addr, 0, s->frags[i].kind, s->pp_recycle);
     skb_free_head(s, napi_safe);
     k_.skbuff_head_cache.free(s->sim);
     put(s);

@@ -24,18 +24,26 @@ inline uint32_t SKB_DATA_ALIGN(uint32_t x) { return (x + SMP_CACHE_BYTES - 1) & 
 
 enum class skb_head_kind { page, frag, kmalloc };
 
+// A fragment: `len` bytes at `addr`, in a buffer of `kind` (GRO steals the head buffers of
+// merged segments as fragments; freeing the skb frees them as their owner would).
 struct skb_frag_t {
     addr_t addr = 0;
     uint32_t len = 0;
+    skb_head_kind kind = skb_head_kind::page;
 };
 
 struct sk_buff {
     addr_t sim = 0;  // struct sk_buff
     addr_t head = 0, data = 0, end = 0;  // end = skb_shared_info
     uint32_t len = 0, mac_len = 0, head_alloc = 0;
+    uint32_t data_len = 0;   // bytes in frags (len - data_len is in the head)
+    uint32_t truesize = 0;   // memory charged to a socket (SKB_TRUESIZE of the buffers)
+    uint16_t gso_size = 0, gso_segs = 0;  // GRO: segment size and count of a merged skb
+    uint32_t seq = 0, end_seq = 0;        // TCP_SKB_CB(skb)->seq / end_seq
     skb_head_kind head_kind = skb_head_kind::frag;
     bool pp_recycle = false;
     uint16_t protocol = 0;
+    uint8_t ip_proto = 0;     // the IPv4 protocol field, read by eth_type_trans
     uint16_t queue_mapping = 0;
     net_device* dev = nullptr;
     int nr_frags = 0;
@@ -43,6 +51,7 @@ struct sk_buff {
     sk_buff* next = nullptr;
 
     uint32_t headroom() const { return static_cast<uint32_t>(data - head); }
+    uint32_t headlen() const { return len - data_len; }
 };
 
 class skb_allocator {
@@ -67,6 +76,11 @@ public:
     void kfree_skb(sk_buff* s) { release(s, false, path::kfree_skb); }
     void consume_skb(sk_buff* s) { release(s, false, path::kfree_skb); }
     void napi_consume_skb(sk_buff* s, int budget) { release(s, budget != 0, path::napi_consume_skb); }
+    // __alloc_skb(size) with a kmalloc head (the stack's own packets: ACKs), no headroom reserved.
+    sk_buff* alloc_skb(uint32_t size);
+    // skb_gro_receive with a stolen head (head_frag): `from`'s buffer becomes fragment `frag_addr`
+    // .. + `frag_len` of `to`, and `from`'s struct is freed (napi_skb_free_stolen_head).
+    void skb_gro_steal_head(sk_buff* to, sk_buff* from, addr_t frag_addr, uint32_t frag_len);
 
     uint64_t live() const { return live_; }
 
@@ -75,6 +89,7 @@ private:
     void put(sk_buff* s);
     void release(sk_buff* s, bool napi_safe, path p);
     void skb_free_head(sk_buff* s, bool napi_safe);
+    void free_buffer(addr_t a, uint32_t size, skb_head_kind kind, bool pp_recycle);
 
     kernel& k_;
     std::vector<std::unique_ptr<sk_buff>> all_;

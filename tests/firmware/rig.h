@@ -23,6 +23,16 @@ constexpr addr_t DRAM = 0x40000000, DRAM_SIZE = 16u << 20;
 constexpr addr_t POOL = 0x7c000000, POOL_SIZE = 1u << 20;
 constexpr addr_t REGS = 0x30be0000, REGS_SIZE = 0x10000;
 constexpr int IRQ = 120;
+constexpr int TIMER_IRQ = 121;
+
+// The core's generic timer as the firmware programs it; tests fire it by hand (timer_irq()).
+struct fake_timer : cpu::timer_api {
+    bool armed = false;
+    sc_core::sc_time at;
+    void set_next_event(sc_core::sc_time t) override { armed = true, at = t; }
+    void shutdown() override { armed = false; }
+    int irq_line() const override { return TIMER_IRQ; }
+};
 
 // Runs `body` on a SystemC thread, as the platform runs firmware on the core's thread.
 inline void on_core_thread(const std::function<void()>& body) {
@@ -72,6 +82,7 @@ inline std::vector<uint8_t> make_frame(size_t len = 60, uint8_t proto = 17) {
 
 struct rig {
     fake_core core;
+    fake_timer timer;
     system_params p;
     std::unique_ptr<linux_system> sys;
     uint32_t rx_idx = 0, tx_idx = 0;
@@ -89,7 +100,7 @@ struct rig {
             if (user_hook) user_hook(a, v);
         };
         if (customize) customize(p);
-        sys = std::make_unique<linux_system>(core, p);
+        sys = std::make_unique<linux_system>(core, p, &timer);
     }
 
     void boot() { sys->boot(); }
@@ -131,6 +142,16 @@ struct rig {
         core.reg(REGS + FEC_X_DES_ACTIVE_0) = 0;  // ring drained: TDAR clears
         if (!out.empty()) core.reg(REGS + FEC_IEVENT) |= FEC_ENET_TXF_0;
         return out;
+    }
+
+    // Waits (simulated time) until the programmed timer expiry and takes the timer interrupt.
+    void timer_irq() {
+        ASSERT_TRUE(timer.armed);
+        if (timer.at > sc_core::sc_time_stamp()) sc_core::wait(timer.at - sc_core::sc_time_stamp());
+        core.pending_irqs.insert(TIMER_IRQ);
+        const int l = core.poll_irq();
+        ASSERT_EQ(l, TIMER_IRQ);
+        sys->handle_irq(l);
     }
 
     // Raises the FEC line and lets the system take it (hard IRQ, softirq, user tasks).

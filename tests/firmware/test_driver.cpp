@@ -524,7 +524,9 @@ TEST(linux_system, driver_section_of_the_config) {
                                        {"napi_budget", 32}, {"rx_ring_size", 128}, {"tx_ring_size", 512},
                                        {"rx_copybreak", 128}, {"err007885_xdp_tdar_check", true}, {"costs", "linux-6.6"},
                                        {"fault", {{"skip_rx_sync", true}, {"tx_sync_bytes", 0}}},
-                                       {"stack", {{"sink", "udp_socket"}, {"socket_queue_limit", 9}}}}},
+                                       {"stack", {{"sink", "udp_socket"}, {"socket_queue_limit", 9},
+                                                  {"tcp", {{"port", 80}, {"rmem_default", 65536}, {"rmem_max", 1 << 20},
+                                                           {"moderate_rcvbuf", false}, {"read_bytes", 8192}, {"mtu", 9000}}}}}}},
                            {"fec", {{"descriptor_format", "legacy"}, {"system_clock_mhz", 133.0},
                                     {"rx_coalesce", {{"frames", 1}, {"usecs", 10}}}}}};
     system_params p;
@@ -538,6 +540,12 @@ TEST(linux_system, driver_section_of_the_config) {
     EXPECT_EQ(p.driver.tx_sync_bytes, 0);
     EXPECT_TRUE(p.driver.skip_rx_sync);
     EXPECT_EQ(p.stack.sink, stack_sink::udp_socket);
+    EXPECT_EQ(p.stack.tcp.port, 80);
+    EXPECT_EQ(p.stack.tcp.rmem_default, 65536u);
+    EXPECT_EQ(p.stack.tcp.rmem_max, 1u << 20);
+    EXPECT_FALSE(p.stack.tcp.moderate_rcvbuf);
+    EXPECT_EQ(p.stack.tcp.read_bytes, 8192u);
+    EXPECT_EQ(p.stack.tcp.mtu, 9000);
     EXPECT_EQ(p.costs_file, "/cfg/costs/linux-6.6.json");
     fec_hw_params hw;
     apply_fec_config(hw, fecsim::config_view(root, "fec"));

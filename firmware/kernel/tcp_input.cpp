@@ -1,0 +1,509 @@
+// net/ipv4/tcp_ipv4.c (tcp_v4_rcv), net/ipv4/tcp_input.c (the receive path) and the TCP part of
+// GRO (net/ipv4/tcp_offload.c, net/core/gro.c). See tcp.h for what is left out.
+#include "firmware/kernel/tcp.h"
+
+#include <algorithm>
+
+namespace fecsim::firmware {
+
+namespace {
+constexpr uint32_t GRO_MAX_SIZE = 65536;
+constexpr unsigned TCP_MAX_QUICKACKS = 16;
+const sc_core::sc_time TCP_ATO_MIN = sc_core::sc_time(40, sc_core::SC_MS);   // HZ / 25
+const sc_core::sc_time TCP_RTO_MIN = sc_core::sc_time(200, sc_core::SC_MS);  // HZ / 5
+
+bool before(uint32_t a, uint32_t b) { return int32_t(a - b) < 0; }
+bool after(uint32_t a, uint32_t b) { return before(b, a); }
+uint32_t be32(const uint8_t* p) { return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3]; }
+uint16_t be16(const uint8_t* p) { return uint16_t(p[0] << 8 | p[1]); }
+
+// Drops the first `n` bytes of an skb's data (head first, then fragments).
+void skb_trim_front(sk_buff* skb, uint32_t n) {
+    const uint32_t h = std::min(n, skb->headlen());
+    skb_allocator::skb_pull(skb, h);
+    n -= h;
+    for (int i = 0; i < skb->nr_frags && n; ++i) {
+        const uint32_t f = std::min(n, skb->frags[i].len);
+        skb->frags[i].addr += f;
+        skb->frags[i].len -= f;
+        skb->len -= f;
+        skb->data_len -= f;
+        n -= f;
+    }
+}
+}  // namespace
+
+tcp::tcp(kernel& k, skb_allocator& skbs, timer_base& timers, const tcp_params& p)
+    : k_(k), skbs_(skbs), timers_(timers), p_(p) {
+    sk_.state = p_.port ? tcp_sock::LISTEN : tcp_sock::CLOSED;
+    sk_.delack_timer.function = [this] { tcp_delack_timer_handler(); };
+}
+
+// The socket, the hash table and the reader's buffer come into simulated memory with the first
+// TCP segment, so runs without TCP keep their memory layout.
+void tcp::ensure_memory() {
+    if (sk_.sim) return;
+    sk_.sim = k_.kmalloc(2048);
+    ehash_ = k_.kmalloc(128);
+    for (uint32_t off = 0; off < p_.read_bytes; off += PAGE_SIZE)
+        user_buf_.push_back(k_.pages.alloc_boot_page("the TCP reader's buffer")->addr);
+}
+
+void tcp::set_output(net_device* dev, const uint8_t mac[6]) {
+    dev_ = dev;
+    std::copy(mac, mac + 6, mac_);
+}
+
+uint32_t tcp::tcp_time_stamp() const { return uint32_t(uint64_t(k_.core.now().to_seconds() * 1e3)); }
+
+// Reads the IPv4 and TCP headers at skb->data (ihl: the IP header's length).
+bool tcp::tcp_parse(sk_buff* skb, uint32_t ihl, tcp_hdr& seg) {
+    uint8_t h[60 + 60];
+    k_.core.read(skb->data, h, ihl + 20);
+    seg.saddr = be32(h + 12);
+    seg.daddr = be32(h + 16);
+    const uint8_t* th = h + ihl;
+    seg.sport = be16(th);
+    seg.dport = be16(th + 2);
+    seg.seq = be32(th + 4);
+    seg.ack = be32(th + 8);
+    seg.doff = uint8_t((th[12] >> 4) * 4);
+    seg.flags = th[13];
+    seg.window = be16(th + 14);
+    if (seg.doff < 20 || ihl + seg.doff > skb->headlen()) return false;
+    if (seg.doff > 20) k_.core.read(skb->data + ihl + 20, h + ihl + 20, seg.doff - 20u);
+    for (uint32_t i = 20; i < seg.doff;) {  // tcp_parse_options
+        const uint8_t kind = th[i];
+        if (kind == 0) break;
+        if (kind == 1) { ++i; continue; }
+        if (i + 1 >= seg.doff || th[i + 1] < 2 || i + th[i + 1] > seg.doff) break;
+        const uint8_t len = th[i + 1];
+        if (kind == 2 && len == 4) seg.mss = be16(th + i + 2);
+        if (kind == 3 && len == 3) seg.has_wscale = true, seg.wscale = std::min<uint8_t>(th[i + 2], 14);
+        if (kind == 4 && len == 2) seg.sack_ok = true;
+        if (kind == 8 && len == 10) seg.has_ts = true, seg.tsval = be32(th + i + 2), seg.tsecr = be32(th + i + 6);
+        i += len;
+    }
+    seg.payload = skb->len - ihl - seg.doff;
+    return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// GRO: inet_gro_receive -> tcp4_gro_receive -> tcp_gro_receive -> skb_gro_receive
+
+bool tcp::tcp_gro_receive(sk_buff* skb, const std::function<void(sk_buff*)>& deliver) {
+    cpu::scope s(k_.core, "inet_gro_receive");
+    k_.exec(path::inet_gro_receive);
+    uint8_t ip[2];
+    k_.core.read(skb->data, ip, 2);
+    tcp_hdr seg;
+    if (ip[0] != 0x45) return false;  // IPv4 without options only
+    uint8_t proto = k_.core.read8(skb->data + 9);
+    if (proto != 6 || !tcp_parse(skb, 20, seg)) return false;
+    // Segments GRO may hold: data with ACK (and PSH, which ends the merge) only, in a head buffer
+    // whose page can become a fragment (head_frag).
+    const bool mergeable = seg.payload > 0 && !(seg.flags & ~(TCPHDR_ACK | TCPHDR_PSH)) &&
+                           skb->head_kind != skb_head_kind::kmalloc;
+    if (gro_held_) {
+        const tcp_hdr& p = gro_seg_;
+        const bool same_flow = p.saddr == seg.saddr && p.daddr == seg.daddr && p.sport == seg.sport && p.dport == seg.dport;
+        if (same_flow) {
+            uint8_t opts[40] = {};
+            if (seg.doff > 20) k_.core.read(skb->data + 40, opts, seg.doff - 20u);
+            const bool merge = mergeable && seg.seq == gro_next_seq_ && seg.ack == p.ack && seg.doff == p.doff &&
+                               std::equal(opts, opts + (seg.doff - 20), gro_opts_) && seg.payload <= gro_held_->gso_size &&
+                               gro_held_->nr_frags < MAX_SKB_FRAGS && gro_held_->len + seg.payload < GRO_MAX_SIZE;
+            if (merge) {
+                skbs_.skb_gro_steal_head(gro_held_, skb, skb->data + 20 + seg.doff, seg.payload);
+                gro_next_seq_ += seg.payload;
+                ++stats.gro_merged;
+                // a short segment or PSH completes the merged skb
+                if (seg.payload < gro_held_->gso_size || (seg.flags & TCPHDR_PSH)) napi_gro_flush(deliver);
+                return true;
+            }
+            napi_gro_flush(deliver);  // the flow's held skb goes up before this segment
+        }
+    }
+    if (!mergeable || (seg.flags & TCPHDR_PSH)) return false;
+    if (gro_held_) napi_gro_flush(deliver);  // one flow is held at a time
+    gro_held_ = skb;
+    gro_seg_ = seg;
+    std::fill(std::begin(gro_opts_), std::end(gro_opts_), 0);
+    if (seg.doff > 20) k_.core.read(skb->data + 40, gro_opts_, seg.doff - 20u);
+    gro_next_seq_ = seg.seq + seg.payload;
+    skb->gso_size = uint16_t(seg.payload);
+    skb->gso_segs = 1;
+    return true;
+}
+
+void tcp::napi_gro_flush(const std::function<void(sk_buff*)>& deliver) {
+    if (!gro_held_) return;
+    sk_buff* skb = gro_held_;
+    gro_held_ = nullptr;
+    {
+        cpu::scope s(k_.core, "napi_gro_complete");
+        k_.exec(path::napi_gro_complete);
+        k_.core.touch(skb->data, 40, true);  // inet_gro_complete: tot_len, csum; tcp_gro_complete
+    }
+    ++stats.gro_flushes;
+    deliver(skb);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+void tcp::tcp_v4_rcv(sk_buff* skb, uint32_t ihl) {
+    cpu::scope s(k_.core, "tcp_v4_rcv");
+    k_.exec(path::tcp_v4_rcv);
+    ensure_memory();
+    ++stats.segs_in;
+    tcp_hdr seg;
+    if (!tcp_parse(skb, ihl, seg)) {
+        skbs_.kfree_skb(skb);
+        return;
+    }
+    k_.core.touch(ehash_, 64, false);  // __inet_lookup_established: the hash bucket
+    if (!p_.port || seg.dport != p_.port) {
+        ++stats.no_socket;  // the kernel would answer with a RST (not modelled)
+        skbs_.kfree_skb(skb);
+        return;
+    }
+    k_.core.touch(sk_.sim, 128, false);  // socket match: addresses, ports, state
+    const bool ours = sk_.state != tcp_sock::LISTEN && sk_.state != tcp_sock::CLOSED && seg.saddr == sk_.raddr &&
+                      seg.sport == sk_.rport;
+    if ((seg.flags & (TCPHDR_SYN | TCPHDR_ACK)) == TCPHDR_SYN) {
+        if (!ours || sk_.state == tcp_sock::SYN_RECV) tcp_conn_request(seg, skb);
+        skbs_.kfree_skb(skb);
+        return;
+    }
+    if (!ours || (seg.flags & TCPHDR_SYN)) {
+        ++stats.no_socket;
+        skbs_.kfree_skb(skb);
+        return;
+    }
+    if (seg.flags & TCPHDR_RST) {
+        sk_.state = tcp_sock::LISTEN;
+        skbs_.kfree_skb(skb);
+        return;
+    }
+    if (sk_.state == tcp_sock::SYN_RECV) {  // tcp_check_req: the handshake's last ACK
+        if (!(seg.flags & TCPHDR_ACK) || seg.ack != sk_.snd_nxt) {
+            skbs_.kfree_skb(skb);
+            return;
+        }
+        sk_.state = tcp_sock::ESTABLISHED;
+        sk_.snd_una = seg.ack;
+        ++stats.connections;
+    }
+    if (sk_.state == tcp_sock::LAST_ACK && (seg.flags & TCPHDR_ACK) && seg.ack == sk_.snd_nxt) {
+        sk_.state = tcp_sock::LISTEN;  // our FIN is acknowledged: the connection is gone
+        skbs_.kfree_skb(skb);
+        return;
+    }
+    tcp_rcv_established(skb, seg, ihl + seg.doff);
+}
+
+// tcp_v4_conn_request / tcp_conn_request with syncookies off: the request is answered with a
+// SYN-ACK at once (the request sock and the child socket are this one socket).
+void tcp::tcp_conn_request(const tcp_hdr& seg, const sk_buff* skb) {
+    cpu::scope s(k_.core, "tcp_conn_request");
+    k_.exec(path::tcp_conn_request);
+    for (sk_buff* q : sk_.receive_queue) skbs_.kfree_skb(q);
+    for (auto& [seq, q] : sk_.out_of_order_queue) skbs_.kfree_skb(q);
+    tcp_sock& sk = sk_;
+    timer_list delack = std::move(sk.delack_timer);
+    const addr_t sim = sk.sim;
+    sk = tcp_sock{};
+    sk.sim = sim;
+    sk.delack_timer = std::move(delack);
+    timers_.del_timer(sk.delack_timer);
+    k_.core.read(skb->data - skb->mac_len + 6, sk.peer_mac, 6);  // the neighbour: no ARP modelled
+    sk.laddr = seg.daddr, sk.raddr = seg.saddr, sk.lport = seg.dport, sk.rport = seg.sport;
+    sk.tstamp_ok = seg.has_ts;
+    sk.sack_ok = seg.sack_ok;
+    sk.ts_recent = seg.tsval;
+    sk.rcv_nxt = sk.rcv_wup = sk.copied_seq = seg.seq + 1;
+    sk.snd_una = iss_;
+    sk.snd_nxt = iss_;  // the SYN-ACK takes one sequence number
+    sk.advmss = p_.mtu - 40u;
+    const uint32_t mss = sk.advmss - (sk.tstamp_ok ? 12u : 0u);
+    sk.sk_rcvbuf = p_.rmem_default;
+    // tcp_select_initial_window
+    uint32_t space = tcp_full_space();
+    if (space > mss) space -= space % mss;
+    sk.rcv_wnd = std::min<uint32_t>(space, 65535);
+    sk.rcv_wscale = 0;
+    if (seg.has_wscale) {
+        uint32_t big = std::max({space, p_.rmem_max, 212992u}), lg = 0;
+        while (big >>= 1) ++lg;
+        sk.rcv_wscale = uint8_t(std::clamp<int>(int(lg) - 15, 0, 14));
+        sk.snd_wscale = seg.wscale;
+    }
+    sk.window_clamp = std::min<uint32_t>(65535u << sk.rcv_wscale, tcp_full_space());
+    sk.rcv_ssthresh = sk.rcv_wnd;
+    // tcp_initialize_rcv_mss: the first guess is TCP_MSS_DEFAULT
+    sk.rcv_mss = std::max<uint32_t>(std::min({sk.advmss, mss, sk.rcv_wnd / 2, 536u}), 88u);
+    // tcp_init_buffer_space
+    sk.space = std::min<uint32_t>(sk.rcv_wnd, 10 * sk.advmss);
+    sk.space_seq = sk.copied_seq;
+    sk.space_time = k_.core.now();
+    sk.state = tcp_sock::SYN_RECV;
+    k_.core.touch(sk.sim, 512, true);
+    __tcp_send_ack(TCPHDR_SYN | TCPHDR_ACK);
+}
+
+void tcp::tcp_rcv_established(sk_buff* skb, const tcp_hdr& seg, uint32_t hdrlen) {
+    cpu::scope s(k_.core, "tcp_rcv_established");
+    k_.exec(path::tcp_rcv_established);
+    k_.core.touch(sk_.sim + 128, 192, true);  // rcv_nxt, snd_una, ts_recent, rx_opt, icsk_ack
+    if ((seg.flags & TCPHDR_ACK) && after(seg.ack, sk_.snd_una) && !after(seg.ack, sk_.snd_nxt)) sk_.snd_una = seg.ack;
+    // tcp_replace_ts_recent: the segment covers the last ACKed point
+    if (seg.has_ts && !after(seg.seq, sk_.rcv_wup)) sk_.ts_recent = seg.tsval;
+    const bool fin = seg.flags & TCPHDR_FIN;
+    if (seg.payload == 0 && !fin) {  // a pure ACK (the sender's window update): __kfree_skb
+        skbs_.kfree_skb(skb);
+        return;
+    }
+    skb->seq = seg.seq;
+    skb->end_seq = seg.seq + seg.payload + (fin ? 1 : 0);
+    skb_allocator::skb_pull(skb, hdrlen);
+    ++stats.data_segs_in;
+    stats.bytes_received += seg.payload;
+    tcp_data_queue(skb, seg);
+    if (sk_.ack_pending & ICSK_ACK_SCHED) __tcp_ack_snd_check(true);  // tcp_ack_snd_check
+}
+
+// The header-prediction fast path and the slow path end in the same queueing; only an
+// out-of-order or partial segment costs tcp_data_queue's own (slow path) instructions.
+void tcp::tcp_data_queue(sk_buff* skb, const tcp_hdr& seg) {
+    const bool fast = skb->seq == sk_.rcv_nxt && sk_.out_of_order_queue.empty() && !(seg.flags & TCPHDR_FIN);
+    if (fast) {
+        if (tcp_receive_window() == 0 || !tcp_queue_rcv(skb)) {
+            sk_.ack_pending |= ICSK_ACK_SCHED | ICSK_ACK_NOW;
+            return;
+        }
+        tcp_event_data_recv(skb);
+        return;
+    }
+    cpu::scope s(k_.core, "tcp_data_queue");
+    k_.exec(path::tcp_data_queue);
+    if (!after(skb->end_seq, sk_.rcv_nxt)) {  // a retransmission of data we have: ACK at once
+        ++stats.duplicates;
+        tcp_incr_quickack(TCP_MAX_QUICKACKS);
+        sk_.ack_pending |= ICSK_ACK_SCHED;
+        skbs_.kfree_skb(skb);
+        return;
+    }
+    if (!before(skb->seq, sk_.rcv_nxt + tcp_receive_window())) {
+        ++stats.out_of_window;
+        sk_.ack_pending |= ICSK_ACK_SCHED | ICSK_ACK_NOW;
+        skbs_.kfree_skb(skb);
+        return;
+    }
+    if (after(skb->seq, sk_.rcv_nxt)) {
+        tcp_data_queue_ofo(skb);
+        return;
+    }
+    if (before(skb->seq, sk_.rcv_nxt)) {  // partial: the part we have is trimmed
+        skb_trim_front(skb, sk_.rcv_nxt - skb->seq);
+        skb->seq = sk_.rcv_nxt;
+    }
+    if (!tcp_queue_rcv(skb)) {
+        sk_.ack_pending |= ICSK_ACK_SCHED | ICSK_ACK_NOW;
+        return;
+    }
+    if (skb->len) tcp_event_data_recv(skb);
+    if (seg.flags & TCPHDR_FIN) tcp_fin();
+    if (!sk_.out_of_order_queue.empty()) {
+        tcp_ofo_queue();
+        // RFC 5681 4.2: an immediate ACK when the gap is filled
+        if (sk_.out_of_order_queue.empty()) sk_.ack_pending |= ICSK_ACK_NOW;
+    }
+}
+
+// tcp_try_rmem_schedule without pruning (a full buffer drops), skb_set_owner_r, the tail of
+// sk_receive_queue, rcv_nxt, and the reader's wakeup.
+bool tcp::tcp_queue_rcv(sk_buff* skb) {
+    if (sk_.sk_rmem_alloc > sk_.sk_rcvbuf) {
+        ++stats.rcvq_drops;
+        skbs_.kfree_skb(skb);
+        return false;
+    }
+    sk_.sk_rmem_alloc += skb->truesize;
+    sk_.receive_queue.push_back(skb);
+    sk_.rcv_nxt = skb->end_seq;
+    k_.core.touch(skb->sim, 64, true);  // cb, destructor, list pointers
+    k_.core.touch(sk_.sim + 320, 64, true);  // sk_receive_queue, sk_rmem_alloc
+    {
+        cpu::scope s(k_.core, "sock_def_readable");
+        k_.exec(path::sock_def_readable);
+        if (!reader_woken_) {  // the reader sleeps in sk_wait_data until the first data
+            cpu::scope s2(k_.core, "try_to_wake_up");
+            k_.exec(path::try_to_wake_up);
+            reader_woken_ = true;
+        }
+    }
+    return true;
+}
+
+void tcp::tcp_data_queue_ofo(sk_buff* skb) {
+    cpu::scope s(k_.core, "tcp_data_queue_ofo");
+    k_.exec(path::tcp_ofo_queue);
+    if (sk_.sk_rmem_alloc > sk_.sk_rcvbuf) {
+        ++stats.rcvq_drops;
+        skbs_.kfree_skb(skb);
+        return;
+    }
+    sk_.ack_pending |= ICSK_ACK_SCHED;
+    auto it = sk_.out_of_order_queue.find(skb->seq);
+    if (it != sk_.out_of_order_queue.end()) {  // the same start: keep the longer one
+        sk_buff* old = it->second;
+        if (!after(skb->end_seq, old->end_seq)) {
+            skbs_.kfree_skb(skb);
+            return;
+        }
+        sk_.sk_rmem_alloc -= old->truesize;
+        skbs_.kfree_skb(old);
+        sk_.out_of_order_queue.erase(it);
+    }
+    ++stats.ofo_queued;
+    sk_.sk_rmem_alloc += skb->truesize;
+    sk_.out_of_order_queue[skb->seq] = skb;
+    sk_.last_ofo_seq = skb->seq;
+    k_.core.touch(sk_.sim + 384, 64, true);  // out_of_order_queue root, ooo_last_skb
+}
+
+// Moves the segments the new in-order data reached from the out-of-order queue to the receive queue.
+void tcp::tcp_ofo_queue() {
+    cpu::scope s(k_.core, "tcp_ofo_queue");
+    auto& q = sk_.out_of_order_queue;
+    while (!q.empty() && !after(q.begin()->first, sk_.rcv_nxt)) {
+        sk_buff* skb = q.begin()->second;
+        q.erase(q.begin());
+        if (!after(skb->end_seq, sk_.rcv_nxt)) {
+            sk_.sk_rmem_alloc -= skb->truesize;
+            skbs_.kfree_skb(skb);
+            continue;
+        }
+        if (before(skb->seq, sk_.rcv_nxt)) {
+            skb_trim_front(skb, sk_.rcv_nxt - skb->seq);
+            skb->seq = sk_.rcv_nxt;
+        }
+        sk_.receive_queue.push_back(skb);  // already charged to sk_rmem_alloc
+        sk_.rcv_nxt = skb->end_seq;
+        ++stats.ofo_delivered;
+    }
+}
+
+void tcp::tcp_incr_quickack(unsigned max_quickacks) {
+    unsigned quickacks = sk_.rcv_wnd / (2 * sk_.rcv_mss);
+    if (quickacks == 0) quickacks = 2;
+    quickacks = std::min(quickacks, max_quickacks);
+    if (quickacks > sk_.ack_quick) sk_.ack_quick = uint8_t(quickacks);
+}
+
+// tcp_event_data_recv: schedule an ACK, learn the sender's segment size, the receiver's RTT
+// estimate, the delayed-ACK timeout (ato), and grow the window.
+void tcp::tcp_event_data_recv(const sk_buff* skb) {
+    sk_.ack_pending |= ICSK_ACK_SCHED;
+    // tcp_measure_rcv_mss
+    const uint32_t len = skb->gso_size ? skb->gso_size : skb->len;
+    if (len >= sk_.rcv_mss) sk_.rcv_mss = std::min(len, sk_.advmss);
+    else sk_.ack_pending |= ICSK_ACK_PUSHED;
+    tcp_rcv_rtt_measure();
+    const sc_core::sc_time now = k_.core.now();
+    if (!sk_.ato_set) {  // the first data: start in quick-ACK mode
+        tcp_incr_quickack(TCP_MAX_QUICKACKS);
+        sk_.ato = TCP_ATO_MIN;
+        sk_.ato_set = true;
+    } else {
+        const sc_core::sc_time m = now - sk_.lrcvtime;
+        if (m <= TCP_ATO_MIN / 2) sk_.ato = sk_.ato / 2 + TCP_ATO_MIN / 2;
+        else if (m < sk_.ato) sk_.ato = std::min(sk_.ato / 2 + m, TCP_RTO_MIN);
+        else if (m > TCP_RTO_MIN) tcp_incr_quickack(TCP_MAX_QUICKACKS);
+    }
+    sk_.lrcvtime = now;
+    if (skb->len >= 128) tcp_grow_window(skb);
+}
+
+// tcp_rcv_rtt_measure (no timestamps needed): the time the sender took to fill one window.
+void tcp::tcp_rcv_rtt_measure() {
+    const sc_core::sc_time now = k_.core.now();
+    if (sk_.rtt_time != sc_core::SC_ZERO_TIME) {
+        if (before(sk_.rcv_nxt, sk_.rtt_seq)) return;
+        const sc_core::sc_time sample = now - sk_.rtt_time;
+        if (sk_.rtt_est == sc_core::SC_ZERO_TIME || sample < sk_.rtt_est) sk_.rtt_est = sample;  // win_dep
+    }
+    sk_.rtt_seq = sk_.rcv_nxt + sk_.rcv_wnd;
+    sk_.rtt_time = now;
+}
+
+void tcp::tcp_grow_window(const sk_buff* skb) {
+    const int64_t room = int64_t(std::min(sk_.window_clamp, tcp_space())) - sk_.rcv_ssthresh;
+    if (room <= 0) return;
+    auto win_from_space = [](uint64_t space) { return space - (space >> 1); };  // tcp_adv_win_scale 1
+    uint32_t incr = 0;
+    if (win_from_space(skb->truesize) <= skb->len) {
+        incr = 2 * sk_.advmss;
+    } else {  // __tcp_grow_window
+        uint64_t truesize = win_from_space(skb->truesize) >> 1, window = win_from_space(p_.rmem_max) >> 1;
+        while (sk_.rcv_ssthresh <= window) {
+            if (truesize <= skb->len) {
+                incr = 2 * sk_.rcv_mss;
+                break;
+            }
+            truesize >>= 1;
+            window >>= 1;
+        }
+    }
+    if (incr) {
+        incr = std::max(incr, 2 * skb->len);
+        sk_.rcv_ssthresh += uint32_t(std::min<int64_t>(room, incr));
+        sk_.ack_quick |= 1;
+    }
+}
+
+void tcp::__tcp_ack_snd_check(bool ofo_possible) {
+    cpu::scope s(k_.core, "__tcp_ack_snd_check");
+    k_.exec(path::tcp_ack_snd_check);
+    // More than one full segment received and the window's right edge can advance (or the
+    // reader has everything), quick-ACK mode, or an immediate ACK mandated.
+    const bool full = sk_.rcv_nxt - sk_.rcv_wup > sk_.rcv_mss &&
+                      (sk_.rcv_nxt - sk_.copied_seq < 1 || __tcp_select_window() >= sk_.rcv_wnd);
+    if (full || tcp_in_quickack_mode() || (sk_.ack_pending & ICSK_ACK_NOW)) {
+        if (!full && tcp_in_quickack_mode()) ++stats.quick_acks;
+        tcp_send_ack();
+        return;
+    }
+    if (!ofo_possible || sk_.out_of_order_queue.empty()) {
+        tcp_send_delayed_ack();
+        return;
+    }
+    ++stats.dup_acks;  // out of order: a duplicate ACK with SACK blocks (no SACK compression)
+    tcp_send_ack();
+}
+
+void tcp::tcp_delack_timer_handler() {
+    cpu::scope s(k_.core, "tcp_delack_timer");
+    k_.exec(path::tcp_delack_timer);
+    if (!(sk_.ack_pending & ICSK_ACK_TIMER)) return;
+    const sc_core::sc_time now = k_.core.now();
+    if (sk_.ack_timeout > now) {
+        timers_.mod_timer(sk_.delack_timer, sk_.ack_timeout);
+        return;
+    }
+    sk_.ack_pending &= uint8_t(~ICSK_ACK_TIMER);
+    if (sk_.ack_pending & ICSK_ACK_SCHED) {
+        sk_.ato = std::min(sk_.ato * 2, TCP_RTO_MIN);  // delayed ACK missed: inflate ATO
+        ++stats.delayed_acks;
+        tcp_send_ack();
+    }
+}
+
+// tcp_fin: the peer closed; the reader sees end of file and closes (tcp.cpp).
+void tcp::tcp_fin() {
+    sk_.state = tcp_sock::CLOSE_WAIT;
+    sk_.ack_pending |= ICSK_ACK_SCHED | ICSK_ACK_NOW;
+    reader_woken_ = true;
+}
+
+}  // namespace fecsim::firmware

@@ -1,0 +1,271 @@
+// The DUT's TCP receive path on the fake core: a hand-built client's segments go in through the
+// RX ring, the DUT's ACKs come out of the TX ring, and the reader's bytes are checked against
+// the payload pattern in the user buffer.
+#include "tests/firmware/rig.h"
+
+#include <optional>
+
+namespace fecsim::test {
+namespace {
+
+constexpr uint32_t MSS = 1448;
+constexpr uint32_t CLIENT_ISN = 0x10000000;
+
+uint8_t payload_byte(uint64_t k) { return uint8_t(uint32_t(k / 4) >> (8 * (3 - k % 4))); }
+void put16(uint8_t* p, uint16_t v) { p[0] = uint8_t(v >> 8), p[1] = uint8_t(v); }
+void put32(uint8_t* p, uint32_t v) { put16(p, uint16_t(v >> 16)), put16(p + 2, uint16_t(v)); }
+uint16_t get16(const uint8_t* p) { return uint16_t(p[0] << 8 | p[1]); }
+uint32_t get32(const uint8_t* p) { return uint32_t(get16(p)) << 16 | get16(p + 2); }
+
+// What the DUT sent, parsed.
+struct dut_seg {
+    uint8_t flags = 0;
+    uint32_t seq = 0, ack = 0, window = 0, tsecr = 0;
+    uint16_t mss = 0;
+    int wscale = -1;
+    bool sack_perm = false;
+    std::vector<std::pair<uint32_t, uint32_t>> sack;
+};
+
+std::optional<dut_seg> parse(const std::vector<uint8_t>& f) {
+    if (f.size() < 54 || f[12] != 0x08 || f[13] != 0 || f[23] != 6) return std::nullopt;
+    const uint8_t* th = f.data() + 34;
+    dut_seg s;
+    s.seq = get32(th + 4), s.ack = get32(th + 8), s.flags = th[13], s.window = get16(th + 14);
+    const uint32_t doff = (th[12] >> 4) * 4u;
+    for (uint32_t i = 20; i < doff;) {
+        const uint8_t k = th[i];
+        if (k == 1) { ++i; continue; }
+        if (k == 0) break;
+        const uint8_t len = th[i + 1];
+        if (k == 2) s.mss = get16(th + i + 2);
+        if (k == 3) s.wscale = th[i + 2];
+        if (k == 4) s.sack_perm = true;
+        if (k == 8) s.tsecr = get32(th + i + 6);
+        if (k == 5)
+            for (uint32_t b = i + 2; b + 8 <= i + len; b += 8) s.sack.push_back({get32(th + b), get32(th + b + 4)});
+        i += len;
+    }
+    return s;
+}
+
+// The client end: builds frames as Linux sends them (NOP NOP TS on every segment after the SYN).
+struct client {
+    rig& r;
+    uint32_t tsval = 1000;
+    std::vector<uint8_t> read;  // what the DUT's reader got, in order
+
+    explicit client(rig& rr) : r(rr) {
+        r.sys->stack().tcp_proto().on_read = [this](addr_t a, uint32_t n) {
+            const uint8_t* b = r.core.host(a, n);
+            read.insert(read.end(), b, b + n);
+        };
+    }
+
+    std::vector<uint8_t> frame(uint8_t flags, uint32_t seq, uint32_t ack, uint64_t off, uint32_t len, bool syn_opts = false) {
+        const uint32_t optlen = syn_opts ? 20 : 12;
+        std::vector<uint8_t> f(14 + 20 + 20 + optlen + len, 0);
+        const uint8_t dst[6] = {0x00, 0x04, 0x9f, 0x00, 0x00, 0x01}, src[6] = {0x00, 0x04, 0x9f, 0x00, 0x00, 0x02};
+        std::memcpy(f.data(), dst, 6);
+        std::memcpy(f.data() + 6, src, 6);
+        f[12] = 0x08;
+        uint8_t* ip = f.data() + 14;
+        ip[0] = 0x45, put16(ip + 2, uint16_t(f.size() - 14)), ip[6] = 0x40, ip[8] = 64, ip[9] = 6;
+        put32(ip + 12, 0xc6120001), put32(ip + 16, 0xc612002a);
+        uint8_t* th = ip + 20;
+        put16(th, 41000), put16(th + 2, 5001), put32(th + 4, seq), put32(th + 8, ack);
+        th[12] = uint8_t((20 + optlen) / 4 << 4), th[13] = flags, put16(th + 14, syn_opts ? 64240 : 502);
+        uint8_t* o = th + 20;
+        if (syn_opts) {
+            const uint8_t so[] = {2, 4, 0x05, 0xb4, 4, 2, 8, 10, 0, 0, 0, 0, 0, 0, 0, 0, 1, 3, 3, 7};
+            std::memcpy(o, so, sizeof so);
+            put32(o + 8, tsval);
+        } else {
+            o[0] = o[1] = 1, o[2] = 8, o[3] = 10, put32(o + 4, tsval), put32(o + 8, 0);
+        }
+        for (uint32_t i = 0; i < len; ++i) th[20 + optlen + i] = payload_byte(off + i);
+        return f;
+    }
+
+    std::vector<dut_seg> drain() {
+        std::vector<dut_seg> out;
+        for (auto& f : r.transmit())
+            if (auto s = parse(f)) out.push_back(*s);
+        return out;
+    }
+
+    uint32_t dut_isn = 0;
+    std::vector<dut_seg> handshake() {
+        EXPECT_TRUE(r.deliver(frame(TCPHDR_SYN, CLIENT_ISN, 0, 0, 0, true)));
+        r.irq();
+        auto synack = drain();
+        EXPECT_EQ(synack.size(), 1u);
+        if (synack.empty()) return synack;
+        dut_isn = synack[0].seq;
+        EXPECT_TRUE(r.deliver(frame(TCPHDR_ACK, CLIENT_ISN + 1, dut_isn + 1, 0, 0)));
+        r.irq();
+        EXPECT_TRUE(drain().empty());
+        return synack;
+    }
+
+    // Data segment `i` (stream offset i * MSS) into the RX ring.
+    void segment(uint32_t i, uint8_t flags = TCPHDR_ACK) {
+        ASSERT_TRUE(r.deliver(frame(flags, CLIENT_ISN + 1 + i * MSS, dut_isn + 1, uint64_t(i) * MSS, MSS)));
+    }
+    uint32_t seq_end(uint32_t i) const { return CLIENT_ISN + 1 + (i + 1) * MSS; }
+
+    void expect_read_in_order(uint64_t bytes) {
+        ASSERT_EQ(read.size(), bytes);
+        for (uint64_t k = 0; k < bytes; ++k)
+            if (read[k] != payload_byte(k)) FAIL() << "byte " << k << " read as " << int(read[k]);
+    }
+};
+
+class tcp_rx : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(tcp_rx, handshake_then_every_byte_in_order_through_gro) {
+    const std::string mode = GetParam();
+    on_core_thread([&] {
+        rig r([&](system_params& p) {
+            p.xdp_prog = "none";
+            p.driver.rx_buffers = mode == "legacy" ? rx_buffer_mode::legacy
+                                  : mode == "page_pool" ? rx_buffer_mode::page_pool
+                                                        : rx_buffer_mode::page_pool_no_recycle;
+        });
+        r.boot();
+        const uint64_t ring_skbs = r.sys->skbs().live();  // legacy: the RX ring's skbs
+        client c(r);
+        auto synack = c.handshake();
+        ASSERT_EQ(synack.size(), 1u);
+        EXPECT_EQ(synack[0].flags, TCPHDR_SYN | TCPHDR_ACK);
+        EXPECT_EQ(synack[0].ack, CLIENT_ISN + 1);
+        EXPECT_EQ(synack[0].mss, 1460);
+        EXPECT_TRUE(synack[0].sack_perm);
+        EXPECT_EQ(synack[0].wscale, 7);  // ilog2(tcp_rmem[2] = 6 MiB) - 15
+        EXPECT_EQ(synack[0].tsecr, c.tsval);
+        EXPECT_EQ(synack[0].window, 65160u);  // tcp_rmem[1] / 2 rounded down to the MSS
+
+        const uint32_t n = 240, batch = 8;
+        uint32_t last_ack = 0;
+        for (uint32_t i = 0; i < n; i += batch) {
+            for (uint32_t j = i; j < i + batch; ++j) c.segment(j);
+            r.irq();
+            for (auto& s : c.drain()) last_ack = s.ack;
+        }
+        auto& tcp = r.sys->stack().tcp_proto();
+        c.expect_read_in_order(uint64_t(n) * MSS);
+        // GRO merged each interrupt's consecutive segments (same timestamp) into one skb
+        EXPECT_EQ(tcp.stats.gro_merged, uint64_t(n - n / batch));
+        EXPECT_EQ(tcp.stats.bytes_read, uint64_t(n) * MSS);
+        EXPECT_EQ(last_ack, c.seq_end(n - 1));  // every batch ACKed at once (more than one segment)
+        EXPECT_EQ(tcp.sock().sk_rmem_alloc, 0);
+        r.irq();  // TX completion of the last ACK
+        EXPECT_EQ(r.sys->skbs().live(), ring_skbs);  // ACKs completed, data skbs freed after the read
+    });
+}
+
+INSTANTIATE_TEST_SUITE_P(fec_rx_buffers, tcp_rx, ::testing::Values("page_pool", "legacy", "page_pool_no_recycle"));
+
+TEST(tcp_rx, delayed_ack_every_second_segment_and_the_40ms_timer) {
+    on_core_thread([&] {
+        rig r([](system_params& p) { p.xdp_prog = "none"; });
+        r.boot();
+        client c(r);
+        c.handshake();
+        auto& tcp = r.sys->stack().tcp_proto();
+        std::vector<bool> acked;
+        for (uint32_t i = 0; i < 60; ++i) {  // one segment per interrupt
+            c.segment(i);
+            ++c.tsval;
+            r.irq();
+            auto out = c.drain();
+            acked.push_back(!out.empty());
+            if (!out.empty()) {
+                EXPECT_EQ(out.size(), 1u);
+                EXPECT_EQ(out.back().ack, c.seq_end(i));
+            }
+        }
+        // quick-ACK mode at the start: the first 16 segments each ACKed at once
+        for (int i = 0; i < 16; ++i) EXPECT_TRUE(acked[i]) << "segment " << i;
+        // then an ACK for every second full segment
+        int from = 20;
+        while (acked[from]) ++from;  // the first one held back
+        for (int i = from; i < 60; ++i) EXPECT_EQ(acked[i], (i - from) % 2 == 1) << "segment " << i;
+        EXPECT_GE(tcp.stats.quick_acks, 15u);
+
+        // an odd segment waits for the delayed-ACK timer: 40 ms (TCP_ATO_MIN)
+        const uint32_t last = (60 - from) % 2 == 0 ? 60 : 61;
+        if (last == 61) {
+            c.segment(60);
+            r.irq();
+            c.drain();
+        }
+        c.segment(last);
+        const sc_core::sc_time sent = sc_core::sc_time_stamp();
+        r.irq();
+        EXPECT_TRUE(c.drain().empty());
+        ASSERT_TRUE(r.timer.armed);
+        EXPECT_EQ(r.timer.at - sent, sc_core::sc_time(40, sc_core::SC_MS));
+        r.timer_irq();
+        auto out = c.drain();
+        ASSERT_EQ(out.size(), 1u);
+        EXPECT_EQ(out[0].ack, c.seq_end(last));
+        EXPECT_EQ(tcp.stats.delayed_acks, 1u);
+        c.expect_read_in_order(uint64_t(last + 1) * MSS);
+    });
+}
+
+TEST(tcp_rx, out_of_order_segments_wait_for_the_hole_then_go_up_in_order) {
+    on_core_thread([&] {
+        rig r([](system_params& p) { p.xdp_prog = "none"; });
+        r.boot();
+        client c(r);
+        c.handshake();
+        auto& tcp = r.sys->stack().tcp_proto();
+        c.segment(0);
+        r.irq();
+        c.drain();
+        for (uint32_t i : {2u, 3u}) {  // segment 1 is lost
+            c.segment(i);
+            ++c.tsval;
+            r.irq();
+            auto out = c.drain();
+            ASSERT_EQ(out.size(), 1u) << "a duplicate ACK at once for segment " << i;
+            EXPECT_EQ(out[0].ack, c.seq_end(0));
+            ASSERT_EQ(out[0].sack.size(), 1u);
+            EXPECT_EQ(out[0].sack[0].first, c.seq_end(1));
+            EXPECT_EQ(out[0].sack[0].second, c.seq_end(i));
+        }
+        c.expect_read_in_order(MSS);  // only what is in order reached the reader
+        EXPECT_EQ(tcp.stats.ofo_queued, 2u);
+        c.segment(1);  // the retransmission fills the hole
+        r.irq();
+        auto out = c.drain();
+        ASSERT_EQ(out.size(), 1u);
+        EXPECT_EQ(out[0].ack, c.seq_end(3));
+        EXPECT_TRUE(out[0].sack.empty());
+        EXPECT_EQ(tcp.stats.ofo_delivered, 2u);
+        c.expect_read_in_order(4 * MSS);
+        r.irq();
+        EXPECT_EQ(r.sys->skbs().live(), 0u);
+    });
+}
+
+TEST(tcp_rx, no_listener_drops_in_tcp_v4_rcv) {
+    on_core_thread([&] {
+        rig r([](system_params& p) {
+            p.xdp_prog = "none";
+            p.stack.tcp.port = 0;
+        });
+        r.boot();
+        client c(r);
+        ASSERT_TRUE(r.deliver(c.frame(TCPHDR_SYN, CLIENT_ISN, 0, 0, 0, true)));
+        r.irq();
+        EXPECT_TRUE(c.drain().empty());
+        EXPECT_EQ(r.sys->stack().tcp_proto().stats.no_socket, 1u);
+        EXPECT_EQ(r.sys->skbs().live(), 0u);
+    });
+}
+
+}  // namespace
+}  // namespace fecsim::test
