@@ -23,16 +23,29 @@ std::vector<std::string> run_warnings(const nlohmann::json& r) {
     // A generator that stopped before the end of the window: its rates average over idle time.
     if (gen.contains("ended_s")) {
         const double ended = gen.at("ended_s");
-        const bool pcap = kind == "pcap";
-        const std::string what = pcap ? "the capture replay ended" : "pktgen sent its count of packets and stopped";
-        const std::string fix = pcap ? "generator.pcap.loops=0 replays it until the run ends"
-                                     : "count 0 (sample03 -n 0) sends until the run ends";
+        const bool pcap = kind == "pcap", tcp = kind == "tcp";
+        const std::string what = pcap  ? "the capture replay ended"
+                                 : tcp ? "the TCP client stopped writing (iperf -t)"
+                                       : "pktgen sent its count of packets and stopped";
+        const std::string fix = pcap  ? "generator.pcap.loops=0 replays it until the run ends"
+                                : tcp ? "generator.tcp.duration_s=0 writes until the run ends"
+                                      : "count 0 (sample03 -n 0) sends until the run ends";
         if (ended <= warmup_s)
             w.push_back(what + " at " + fixed(ended, 6) + " s, inside the " + fixed(warmup_s, 3) +
                         " s warm-up, so nothing was sent in the window and every rate is 0: " + fix);
         else if (ended < warmup_s + window_s)
             w.push_back(what + " " + fixed(ended - warmup_s, 6) + " s into the " + fixed(window_s, 3) +
                         " s window; rates average over the idle rest: " + fix);
+    }
+
+    // A TCP client whose SYN got no answer measures nothing.
+    if (kind == "tcp" && gen.contains("tcp")) {
+        const std::string state = gen.at("tcp").at("state");
+        if (state == "closed" || state == "syn_sent" || (state == "done" && gen.at("tcp").at("established_s") < 0))
+            w.push_back("the TCP connection was never established (no SYN-ACK from " +
+                        cfg.at("generator").at("tcp").at("dst_ipv4").get<std::string>() +
+                        "): the DUT must run a TCP receiver, and the SYN must leave after the driver has opened the "
+                        "interface (generator.start_delay_us; a lost SYN is sent again only after 1 s, 2 s, ...)");
     }
 
     const nlohmann::json& dut = r.at("dut");

@@ -59,7 +59,7 @@ tcp_sender_params tcp_sender_params_from(const config& cfg, bool flow_control) {
     p.sndbuf = window ? uint64_t(window) : 4194304;  // tcp_wmem[2]: autotuning's ceiling
     p.write_bytes = uint32_t(g.integer("tcp.write_bytes"));
     if (p.write_bytes > p.sndbuf)
-        throw cfg.error_at(param_error(std::vector<std::string>{"generator.tcp.write_bytes", "generator.tcp.window"},
+        throw cfg.error_at(param_error(std::vector<std::string>{"generator.tcp.window", "generator.tcp.write_bytes"},
                                        "a write of " + std::to_string(p.write_bytes) + " bytes never fits the " +
                                            std::to_string(p.sndbuf) + "-byte send buffer (generator.tcp.window)"));
     p.duration_s = g.number("tcp.duration_s");
@@ -592,7 +592,10 @@ void tcp_sender::advance_app(sc_time now) {
         app_at_ += sc_time(double(n) * per_write, SC_NS);
         if (n < by_time) app_blocked_ = true;
     }
-    if (now >= app_stop_at_ && !app_blocked_) app_done_ = true;  // iperf -t: the time is up, close()
+    if (now >= app_stop_at_ && !app_blocked_ && !app_done_) {  // iperf -t: the time is up, close()
+        app_done_ = true;
+        stopped_at_ = app_stop_at_;
+    }
 }
 
 // An application wake-up only when a push after a write could send something the ACKs and TX
@@ -691,6 +694,7 @@ void tcp_sender::report(nlohmann::json& j) const {
     t["sndbuf_bytes"] = p_.sndbuf;
     t["write_bytes"] = p_.write_bytes;
     t["unacked_bytes"] = written_ - std::min(una_, written_);
+    if (app_done_) j["ended_s"] = stopped_at_.to_seconds();  // iperf -t ran out
 }
 
 }  // namespace fecsim::traffic

@@ -190,7 +190,7 @@ private:
     // the application
     sc_core::sc_time app_at_;       // when its current write completes
     bool app_blocked_ = false, app_done_ = false;
-    sc_core::sc_time app_stop_at_;
+    sc_core::sc_time app_stop_at_, stopped_at_;
 
     // the host: its CPU (softirq and process context share it) and NIC queue
     sc_core::sc_time cpu_free_;

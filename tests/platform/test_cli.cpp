@@ -76,6 +76,13 @@ TEST(cli, problems_found_while_assembling_or_booting_are_bad_input_too) {
         {"validate", "--set mem.regions.0.size_bytes=0x100",
          "--set mem.regions.0.size_bytes=0x100: /mem/regions/0/size_bytes: the FEC's registers need 2048 bytes, "
          "the region has 256\n"},
+        // the TCP client: a write larger than the send buffer, a malformed address
+        {"validate", "--set generator.kind=tcp --set generator.tcp.window=1000",
+         "--set generator.tcp.window=1000: /generator/tcp/window: a write of 131072 bytes never fits the 1000-byte "
+         "send buffer (generator.tcp.window)\n"},
+        {"validate", "--set generator.kind=tcp --set generator.tcp.dst_ipv4=198.18.0",
+         "--set generator.tcp.dst_ipv4=198.18.0: /generator/tcp/dst_ipv4: expected a dotted IPv4 address, got "
+         "\"198.18.0\"\n"},
         // found while booting: the region too small for the rings
         {"run", "--set mem.regions.2.size_bytes=0x1000",
          "--set mem.regions.2.size_bytes=0x1000: /mem/regions/2/size_bytes: dma_alloc_coherent: coherent pool "
@@ -92,6 +99,25 @@ TEST(cli, problems_found_while_assembling_or_booting_are_bad_input_too) {
         EXPECT_EQ(o.err, r.expected_error);
         EXPECT_EQ(o.out, "") << "nothing on stdout, not even SystemC's notes: " << r.sets;
     }
+}
+
+// The iperf client prints iperf's lines; here the DUT runs xdp2, which drops TCP, so the SYN is
+// never answered and the run says so.
+TEST(cli, a_tcp_client_prints_iperf_lines_and_warns_when_nobody_answers) {
+    const std::string result = (fs::temp_directory_path() / ("fecsim-cli-tcp-" + std::to_string(::getpid()) + ".json")).string();
+    const outcome o = run("run " + experiment + " --set generator.kind=tcp --set generator.start_delay_us=20000 --set duration_s=2 --out " + result);
+    ASSERT_EQ(o.status, 0) << o.err;
+    EXPECT_NE(o.out.find("[  1] 0.0000-1.0000 sec  0.00 Bytes  0.00 bits/sec\n"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("[  1] 1.0000-2.0000 sec  0.00 Bytes  0.00 bits/sec\n"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("[  1] 0.0000-2.0000 sec  0.00 Bytes  0.00 bits/sec\n"), std::string::npos) << "the total";
+    EXPECT_NE(o.err.find("fecsim: warning: the TCP connection was never established (no SYN-ACK from 198.18.0.42)"),
+              std::string::npos) << o.err;
+    std::ifstream in(result);
+    const auto j = nlohmann::json::parse(in);
+    EXPECT_EQ(j.at("rates").at("tcp_goodput_mbps"), 0.0);
+    EXPECT_EQ(j.at("generator").at("tcp").at("state"), "syn_sent");
+    EXPECT_EQ(j.at("generator").at("tcp").at("timeouts"), 1) << "the SYN again 1 s after the first";
+    fs::remove(result);
 }
 
 TEST(cli, help_prints_the_usage) {
