@@ -459,8 +459,10 @@ void tcp_sender::tcp_ack(const tcp_segment& s) {
     }
     if (first_sent != never) rtt_sample((now - first_sent).to_seconds() * 1e6);
 
+    if (ca_ == ca_state::loss && advanced) reno_sacked_ = 0;  // tcp_process_loss
     if (ca_ != ca_state::open && una_ >= high_seq_) {  // recovery or loss is over
         if (ca_ == ca_state::recovery) cc_.cwnd = std::max(cc_.ssthresh, 1u);  // tcp_end_cwnd_reduction
+        reno_sacked_ = 0;  // tcp_reset_reno_sack
         ca_ = ca_state::open;
     }
     mark_lost(advanced && ca_ == ca_state::recovery);

@@ -16,6 +16,7 @@
 
 #include <cstring>
 #include <memory>
+#include <random>
 #include <regex>
 
 namespace fecsim::traffic {
@@ -147,6 +148,27 @@ TEST(tcp_sender, reaches_the_goodput_ceiling_of_1g_within_one_percent) {
         << total;
 }
 
+TEST(tcp_sender, without_sack_three_duplicate_acks_start_newreno_recovery) {
+    fresh_simulation();
+    test::tcp_receiver_params rp;
+    rp.sack = false;
+    // Two holes in one window: the partial ACK after the first retransmission starts the second.
+    const uint64_t lost = 300 * 1448, lost2 = 320 * 1448;
+    rp.drop = [&](uint64_t offset, uint32_t, unsigned seen) { return (offset == lost || offset == lost2) && seen == 0; };
+    rig r(sender_params(), rp);
+    sc_core::sc_start(60, SC_MS);
+    EXPECT_EQ(r.rx.dropped, 2u);
+    EXPECT_EQ(r.rx.payload_errors, 0u);
+    EXPECT_EQ(r.rx.duplicates, 0u);
+    EXPECT_GT(r.rx.in_order_bytes(), lost + 1'000'000);
+    const tcp_sender_stats& t = r.tx.totals();
+    EXPECT_EQ(t.retransmissions, 2u);
+    EXPECT_EQ(t.fast_recoveries, 1u);
+    EXPECT_EQ(t.timeouts, 0u);
+    EXPECT_EQ(t.sack_blocks, 0u);
+    EXPECT_GE(t.dup_acks, 3u);
+}
+
 TEST(tcp_sender, a_dropped_segment_is_recovered_by_fast_retransmit_with_sack) {
     fresh_simulation();
     test::tcp_receiver_params rp;
@@ -253,6 +275,42 @@ TEST(tcp_sender, small_writes_coalesce_into_full_segments) {
         prev_small = i;
     }
     EXPECT_GT(checked, 10u);
+}
+
+// Random losses (first transmissions and retransmissions alike) with both congestion
+// controls: recovery never stalls and every byte arrives in order.
+TEST(tcp_sender, random_losses_are_all_recovered) {
+    for (congestion_algorithm cc : {congestion_algorithm::cubic, congestion_algorithm::reno}) {
+        for (bool sack : {true, false}) {
+            fresh_simulation();
+            tcp_sender_params p = sender_params();
+            p.cc = cc;
+            test::tcp_receiver_params rp;
+            rp.sack = sack;
+            std::mt19937 rng(7);
+            rp.drop = [&](uint64_t, uint32_t, unsigned) { return rng() % 100 == 0; };
+            rig r(p, rp, sc_time(50, SC_US));
+            sc_core::sc_start(300, SC_MS);
+            const uint64_t mid = r.rx.in_order_bytes();
+            sc_core::sc_start(300, SC_MS);
+            SCOPED_TRACE(std::string(cc == congestion_algorithm::cubic ? "cubic" : "reno") + (sack ? " sack" : " newreno"));
+            EXPECT_GT(r.rx.dropped, 100u);
+            EXPECT_GT(r.rx.in_order_bytes(), mid + 1'000'000) << "still moving";
+            EXPECT_EQ(r.rx.payload_errors, 0u);
+            const tcp_sender_stats& t = r.tx.totals();
+            EXPECT_GE(t.retransmissions, r.rx.dropped - 10) << "the last drops may still wait";
+            EXPECT_GT(t.fast_recoveries, 10u);
+            EXPECT_LE(t.timeouts, 5u) << "recovery does it, not the timer";
+            // SACK sends again what was lost; without it, a timeout's go-back-N resends what
+            // the receiver already holds, as Linux's NewReno does.
+            if (sack) {
+                EXPECT_LT(t.retransmissions, 2 * r.rx.dropped);
+            }
+            if (!t.timeouts) {
+                EXPECT_EQ(r.rx.duplicates, 0u);
+            }
+        }
+    }
 }
 
 TEST(tcp_sender, bulk_writes_set_psh_at_the_end_of_each_write_only) {
