@@ -491,6 +491,17 @@ config config::load(const std::string& experiment_path, const std::vector<std::s
     if (!experiment.contains("platform") && experiment.contains("rates") && experiment.contains("config"))
         throw config_error(experiment_path + ": /platform: missing required key; this looks like a result file of "
                            "fecsim run, not an experiment (its configuration is under /config)");
+    return assemble(experiment, experiment_path, sets, config_dir);
+}
+
+config config::for_platform(const std::string& platform, json settings, const std::string& source,
+                            const std::string& config_dir) {
+    settings["platform"] = platform;
+    return assemble(settings, source, {}, config_dir);
+}
+
+config config::assemble(const json& experiment, const std::string& experiment_path, const std::vector<std::string>& sets,
+                        const std::string& config_dir) {
     if (!experiment.contains("platform") || !experiment["platform"].is_string())
         throw config_error(experiment_path + ": /platform: missing required key (the platform profile's name)");
 

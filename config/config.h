@@ -94,6 +94,11 @@ public:
     static config load(const std::string& experiment_path, const std::vector<std::string>& sets,
                        const std::string& config_dir = default_config_dir());
 
+    // The configuration of a board built from profile `platform` with `settings` layered over
+    // it as if an experiment file named `source` held them (a board peer: generator.platform).
+    static config for_platform(const std::string& platform, nlohmann::json settings, const std::string& source,
+                               const std::string& config_dir = default_config_dir());
+
     const nlohmann::json& tree() const { return tree_; }
     config_view view(std::string_view section = "") const { return config_view(tree_, std::string(section)); }
     uint64_t seed() const { return tree_.at("seed").get<uint64_t>(); }
@@ -106,6 +111,8 @@ public:
     std::string origin_of(const std::string& pointer) const;  // file or "--set ..." of a value
 
 private:
+    static config assemble(const nlohmann::json& experiment, const std::string& experiment_path,
+                           const std::vector<std::string>& sets, const std::string& config_dir);
     int layer(const std::string& source) const;  // 0 profile, 1 experiment, 2 --set
     nlohmann::json tree_;
     std::map<std::string, std::string> origin_;  // JSON pointer -> file or "--set ..."

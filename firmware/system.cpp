@@ -121,6 +121,7 @@ void linux_system::boot() {
     }
     if (prog_ && p_.driver.xdp_mode == xdp_attach_mode::generic) stack_->set_generic_xdp(fecs_[0].get(), prog_.get());
     stack_->set_output(fecs_[0].get(), p_.fecs[0].hw.mac);
+    if (p_.pktgen) pktgen_ = std::make_unique<pktgen_thread>(k, *skbs_, *fecs_[0], *p_.pktgen);
     for (size_t i = 0; i < fecs_.size(); ++i) {
         fecs_[i]->fec_probe();
         fecs_[i]->fec_enet_open();
@@ -161,12 +162,21 @@ void linux_system::handle_irq(int line) {
 
 void linux_system::run() {
     boot();
-    for (;;) handle_irq(core_.wait_for_irq());
+    for (;;) {
+        if (!pktgen_ || !pktgen_->running()) {
+            handle_irq(core_.wait_for_irq());
+            continue;
+        }
+        const int line = core_.poll_irq();
+        if (line >= 0) handle_irq(line);
+        else pktgen_->pktgen_thread_worker();
+    }
 }
 
 void linux_system::reset_stats() {
     if (!booted_) return;
     for (auto& f : fecs_) f->reset_stats();
+    if (pktgen_) pktgen_->reset_stats();
     softnet_->polls = softnet_->budget_exhausted = softnet_->completions = 0;
     stack_->stats = {};
     stack_->tcp_proto().stats = {};
@@ -260,7 +270,7 @@ void linux_system::report(nlohmann::json& out) const {
     dut["page_pool"] = pp;
     dut["rx_queues"] = queues;
     dut["driver"] = drv;
-    dut["stack"] = {{"received", st.received}, {"non_ip", st.non_ip}, {"udp_no_socket", st.udp_no_socket},
+    dut["stack"] = {{"received", st.received}, {"non_ip", st.non_ip}, {"not_local", st.not_local}, {"udp_no_socket", st.udp_no_socket},
                     {"socket_queued", st.socket_queued}, {"socket_drops", st.socket_drops},
                     {"user_reads", st.user_reads}};
     const tcp_stats& t = stack_->tcp_proto().stats;

@@ -3,9 +3,13 @@
 // before simulation starts (parameters and the costs file are validated there) and calls
 // run() from the core's thread: boot (probe + open every FEC), then the idle loop
 // wait_for_irq -> hard IRQ handler -> irq_return -> softirq (NAPI) -> user tasks, forever.
+// With a pktgen device (a board peer) the pktgen kthread runs whenever no interrupt is pending;
+// an interrupt taken between two pktgen_xmit calls runs its softirq first, as in Linux (the
+// kthread keeps bottom halves off only while it holds the xmit lock).
 #pragma once
 
 #include "firmware/fec/fec_main.h"
+#include "firmware/kernel/pktgen.h"
 #include "firmware/xdp/programs.h"
 #include "config/config.h"
 
@@ -13,6 +17,7 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +37,7 @@ struct system_params {
     int xdp_redirect_ifindex = 0;               // 0: back out of the receiving port
     netstack_params stack;
     std::string costs_file;                     // resolved path of configs/costs/<name>.json
+    std::optional<pktgen_dev_params> pktgen;    // a pktgen kthread sending on eth0
 
     // Reads the `driver` section (schema configs/schema/driver.json) into driver/xdp/stack/
     // costs_file; costs names resolve against `config_dir`/costs/.
@@ -69,6 +75,7 @@ public:
     skb_allocator& skbs() { return *skbs_; }
     const cost_table& costs() const { return costs_; }
     bool booted() const { return booted_; }
+    const pktgen_thread* pktgen() const { return pktgen_.get(); }
 
 private:
     cpu::core_api& core_;
@@ -84,6 +91,7 @@ private:
     std::unique_ptr<netstack> stack_;
     std::unique_ptr<bpf_prog> prog_;
     std::vector<std::unique_ptr<fec_enet_private>> fecs_;
+    std::unique_ptr<pktgen_thread> pktgen_;
     std::vector<int> irq_owner_;  // line -> fec index (-1 none)
     bool booted_ = false;
     uint64_t spurious_irqs_ = 0;

@@ -72,7 +72,8 @@ def fetch(arch, abi):
     dest = os.path.join(CACHE, pkg)
     mods = "usr/lib/debug/lib/modules/%s-%s/kernel/drivers/net/ethernet/" % (abi, arch["flavour"])
     rel = {"vmlinux": "usr/lib/debug/boot/vmlinux-%s-%s" % (abi, arch["flavour"]),
-           "fec": mods + "freescale/fec.ko", "mvneta": mods + "marvell/mvneta.ko"}
+           "fec": mods + "freescale/fec.ko", "mvneta": mods + "marvell/mvneta.ko",
+           "pktgen": mods.replace("drivers/net/ethernet/", "net/core/pktgen.ko")}
     files = {k: os.path.join(dest, v) for k, v in rel.items()}
     debs = glob.glob(os.path.join(CACHE, pkg + "_*_%s.deb" % arch["deb"]))
     if not all(os.path.exists(f) for f in files.values()):
@@ -82,7 +83,7 @@ def fetch(arch, abi):
             subprocess.run(["apt-get", "download", "-q", "%s:%s" % (pkg, arch["deb"])], cwd=CACHE, check=True)
             debs = glob.glob(os.path.join(CACHE, pkg + "_*_%s.deb" % arch["deb"]))
         os.makedirs(dest, exist_ok=True)
-        print("kernel-costs: extracting vmlinux, fec.ko, mvneta.ko from %s (a few minutes)" % os.path.basename(debs[0]),
+        print("kernel-costs: extracting vmlinux, fec.ko, mvneta.ko, pktgen.ko from %s (a few minutes)" % os.path.basename(debs[0]),
               file=sys.stderr)
         subprocess.run("dpkg-deb --fsys-tarfile '%s' | tar -x -C '%s' %s" %
                        (debs[0], dest, " ".join("./" + v for v in rel.values())), shell=True, check=True)
@@ -348,7 +349,7 @@ class Counter:
 # ------------------------------------------------------------------------------------------------
 # what each key counts (firmware/ charges the key where it calls k_.exec(path::KEY))
 
-V, F, M = "vmlinux", "fec", "mvneta"
+V, F, M, P = "vmlinux", "fec", "mvneta", "pktgen"
 # The conditional branches the modelled experiment takes, as offsets from the function's entry
 # per architecture (found by reading the walk with --trace). Parts name them; an architecture
 # without an entry walks the compiler's layout. fec_enet_rx_napi on the i.MX8MP profile: RACC,
@@ -369,6 +370,8 @@ TAKES = {
         "xdp_return_pp": (0x20,),  # __xdp_return: MEM_TYPE_PAGE_POOL
         "list_empty": (0x3c,),  # __cpu_map_flush / __xsk_map_flush: nothing queued
         "copy_large": (0x6c, 0xfc),  # __arch_copy_to_user: 128 bytes or more, the 64-byte loop
+        "pktgen": (0x160, 0x238, 0x164, 0xcdc, 0xe90, 0xec4, 0x4bc, 0x504, 0x10d4, 0xbc4, 0xae8, 0x614),  # pktgen_thread_worker: a running device, queue awake, NETDEV_TX_OK
+        "unref_shared": (0x28,),  # kfree_skb_reason: skb_unref finds users > 1
     },
     "armhf": {
         "interrupt": (0x40,),
@@ -384,6 +387,7 @@ RX_NAPI = dict(take="rx_napi")
 RX_ERROR = dict(take="rx_error")
 XDP_TX = dict(take="xdp_tx")
 XMIT = dict(take="xmit")
+PKTGEN = dict(take="pktgen")
 IRQ = [Part(V, "el1h_64_irq", follow=True), Part(V, "el1h_64_irq_handler"), Part(V, "el1_interrupt"),
        Part(V, "enter_from_kernel_mode"), Part(V, "irq_enter_rcu"), Part(V, "do_interrupt_handler"),
        Part(V, "call_on_irq_stack"), Part(V, "gic_handle_irq", pick="irq-gic-v3.c"), Part(V, "generic_handle_domain_irq"),
@@ -532,6 +536,21 @@ SPEC = {
     "arch_timer_handler": dict(parts=[Part(V, "arch_timer_handler_virt")]),
     "run_timer_softirq": dict(parts=[Part(V, "run_timer_softirq"), Part(V, "__run_timers.part.0")]),
     "tcp_delack_timer": dict(parts=[Part(V, "tcp_delack_timer"), Part(V, "tcp_delack_timer_handler")]),
+    # pktgen.ko inlines pktgen_xmit, fill_packet_ipv4 and netdev_start_xmit into the kthread
+    "pktgen_thread_worker": dict(parts=[Part(P, "pktgen_thread_worker", loop="body", **PKTGEN),
+                                        Part(P, "pktgen_thread_worker", "next_to_run", **PKTGEN)],
+                                 note="one pass of the kthread loop: next_to_run, need_resched, cpu_relax"),
+    "pktgen_xmit": dict(parts=[Part(P, "pktgen_thread_worker", "pktgen_xmit", loop="call", **PKTGEN)],
+                        note="pktgen_xmit once per call: clone check, xmit lock, refcount_add(burst), unlock, count check"),
+    "netdev_start_xmit": dict(parts=[Part(P, "pktgen_thread_worker", "pktgen_xmit", loop="body", **PKTGEN),
+                                     Part(P, "pktgen_thread_worker", "netdev_start_xmit", **PKTGEN),
+                                     Part(P, "pktgen_thread_worker", "__netdev_start_xmit", **PKTGEN)],
+                              note="per packet of a burst: netdev_start_xmit (xmit_more, ndo call) and pktgen's counters"),
+    "fill_packet_ipv4": dict(parts=[Part(P, "pktgen_thread_worker", "fill_packet_ipv4", **PKTGEN),
+                                    Part(P, "mod_cur_headers"), Part(P, "pktgen_alloc_skb"), Part(P, "pktgen_finalize_skb")],
+                             note="fill_packet_ipv4, mod_cur_headers, pktgen_alloc_skb (without __netdev_alloc_skb), pktgen_finalize_skb"),
+    "skb_unref": dict(parts=[Part(V, "kfree_skb_reason", take="unref_shared")],
+                      note="kfree_skb_reason returning at skb_unref: another reference remains"),
 }
 # keys whose walks were read with --trace and steered where the experiment leaves the layout
 REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_collect_events", "fec_enet_rx_napi", "fec_enet_rx",
@@ -540,7 +559,8 @@ REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_coll
             "dma_unmap_single", "dcache_by_line_op", "dcache_by_line_iter", "page_pool_alloc_fast",
             "page_pool_put_page", "page_pool_recycle_ring", "xdp_return_frame_rx_napi", "xdp_do_flush",
             "bpf_prog_run_xdp", "fec_enet_run_xdp", "xdp_convert_buff_to_frame", "fec_enet_xdp_tx_xmit",
-            "fec_enet_txq_xmit_frame", "fec_txq_trigger_xmit", "fec_enet_start_xmit", "fec_enet_txq_submit_skb"},
+            "fec_enet_txq_xmit_frame", "fec_txq_trigger_xmit", "fec_enet_start_xmit", "fec_enet_txq_submit_skb",
+            "pktgen_thread_worker", "pktgen_xmit", "netdev_start_xmit", "fill_packet_ipv4", "skb_unref"},
             "armhf": {"fec_enet_interrupt", "fec_enet_collect_events", "fec_enet_rx_napi", "fec_enet_rx",
                       "fec_enet_rx_queue", "fec_enet_rx_queue_bd", "fec_enet_rx_error", "fec_enet_update_cbd",
                       "fec_enet_tx", "fec_enet_tx_queue", "fec_enet_tx_queue_bd", "fec_enet_rx_skb",
@@ -591,6 +611,8 @@ SPEC_ARMHF = dict(SPEC, **{
                               note="64 bytes: two iterations of the ARM copy loop (copy_template.S, 32 bytes each)"),
     "context_switch": dict(parts=[Part(V, "__schedule"), Part(V, "finish_task_switch.isra.0"), Part(V, "__switch_to")]),
 })
+for _k in ("pktgen_thread_worker", "pktgen_xmit", "netdev_start_xmit", "fill_packet_ipv4", "skb_unref"):
+    SPEC_ARMHF[_k] = dict(estimate="pktgen runs on the arm64 board peer only; its ARMv7 walk is not steered yet")
 SPECS = {"arm64": SPEC, "armhf": SPEC_ARMHF}
 
 
@@ -640,7 +662,7 @@ def measure_arch(name, args):
     apt_ready(arch)
     abi = args.abi or newest_abi(arch)
     files = fetch(arch, abi)
-    objs = {k: Objfile(files[k], arch["tool"]) for k in ("vmlinux", "fec", "mvneta")}
+    objs = {k: Objfile(files[k], arch["tool"]) for k in ("vmlinux", "fec", "mvneta", "pktgen")}
     counter = Counter(objs, name, spec)
     if args.trace:
         for p in spec[args.trace].get("parts", ()):

@@ -48,7 +48,9 @@ namespace fecsim::firmware {
     X(tcp_ofo_queue) X(tcp_ack_snd_check) X(tcp_send_ack) X(alloc_skb) X(ip_queue_xmit)               \
     X(dev_queue_xmit) X(tcp_conn_request) X(tcp_recvmsg) X(skb_copy_datagram_iter) X(copy_to_user)    \
     X(copy_to_user_line) X(tcp_cleanup_rbuf) X(try_to_wake_up) X(context_switch)                      \
-    X(arch_timer_handler) X(run_timer_softirq) X(tcp_delack_timer)
+    X(arch_timer_handler) X(run_timer_softirq) X(tcp_delack_timer)                     \
+    /* pktgen's send loop (the board peer) and the shared-skb unref */                                \
+    X(pktgen_thread_worker) X(pktgen_xmit) X(netdev_start_xmit) X(fill_packet_ipv4) X(skb_unref)
 
 enum class path : uint16_t {
 #define FECSIM_COST_ENUM(n) n,

@@ -113,6 +113,13 @@ void netstack::ip_rcv(sk_buff* skb) {
         k_.core.touch(tables_, route_lines * 64, false);
         k_.core.touch(skb->sim + 64, 16, true);  // skb_dst_set
     }
+    const uint32_t daddr = uint32_t(iph[16]) << 24 | uint32_t(iph[17]) << 16 | uint32_t(iph[18]) << 8 | iph[19];
+    if (p_.local_ipv4 && daddr != p_.local_ipv4) {
+        // Not ours and forwarding off: the route is ip_error (IPSTATS_MIB_INADDRERRORS), freed.
+        ++stats.not_local;
+        skbs_.kfree_skb(skb);
+        return;
+    }
     {
         cpu::scope s(k_.core, "ip_local_deliver");
         k_.exec(path::ip_local_deliver);

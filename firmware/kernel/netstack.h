@@ -22,10 +22,11 @@ struct netstack_params {
     stack_sink sink = stack_sink::udp_no_socket;
     uint32_t socket_queue_limit = 256;  // skbs queued before udp drops (sk_rcvbuf stand-in)
     tcp_params tcp;
+    uint32_t local_ipv4 = 0;            // the host's address (host order); 0: every destination is local
 };
 
 struct netstack_stats {
-    uint64_t received = 0, non_ip = 0, udp_no_socket = 0, socket_queued = 0, socket_drops = 0, user_reads = 0;
+    uint64_t received = 0, non_ip = 0, not_local = 0, udp_no_socket = 0, socket_queued = 0, socket_drops = 0, user_reads = 0;
     uint64_t generic_xdp[5] = {};  // per xdp_action
     uint64_t generic_tx_errors = 0;
 };

@@ -135,6 +135,12 @@ void skb_allocator::skb_gro_steal_head(sk_buff* to, sk_buff* from, addr_t frag_a
 
 void skb_allocator::release(sk_buff* s, bool napi_safe, path p) {
     cpu::scope sc(k_.core, p == path::napi_consume_skb ? "napi_consume_skb" : "kfree_skb");
+    if (s->users > 1) {  // skb_unref: another holder keeps it
+        k_.exec(path::skb_unref);
+        k_.core.touch(s->sim, 8, true);
+        --s->users;
+        return;
+    }
     k_.exec(p);
     k_.core.touch(s->sim, 64, false);     // users, head, data, flags
     k_.core.touch(s->end, 8, true);       // shinfo->dataref

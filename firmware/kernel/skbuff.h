@@ -2,7 +2,8 @@
 // skbuff_head_cache slab and skb_shared_info at the end of the data buffer, both in simulated
 // memory; the host mirror holds what the path decides on. Heads are a page_pool page
 // (build_skb on the RX page, recycled on free when marked), a page_frag or a kmalloc buffer.
-// Left out: clones, fclones, GSO, frag lists, destructors, skb extensions.
+// skb->users counts references (pktgen hands one skb to the driver `burst` times); the last
+// kfree_skb / consume frees it. Left out: clones, fclones, GSO, frag lists, destructors, skb extensions.
 #pragma once
 
 #include "firmware/kernel/page_pool.h"
@@ -40,6 +41,7 @@ struct sk_buff {
     uint32_t truesize = 0;   // memory charged to a socket (SKB_TRUESIZE of the buffers)
     uint16_t gso_size = 0, gso_segs = 0;  // GRO: segment size and count of a merged skb
     uint32_t seq = 0, end_seq = 0;        // TCP_SKB_CB(skb)->seq / end_seq
+    int users = 1;  // refcount_t users
     skb_head_kind head_kind = skb_head_kind::frag;
     bool pp_recycle = false;
     uint16_t protocol = 0;
@@ -70,7 +72,8 @@ public:
     static void skb_push(sk_buff* s, uint32_t n) { s->data -= n; s->len += n; }
     static void skb_mark_for_recycle(sk_buff* s) { s->pp_recycle = true; }
 
-    // kfree_skb / consume_skb / napi_consume_skb: release the head (page_pool recycle with a
+    // kfree_skb / consume_skb / napi_consume_skb: drop one reference (skb_unref); the last one
+    // releases the head (page_pool recycle with a
     // full-length sync when marked), the frags and the struct. `napi_safe`: called from the
     // pool's own NAPI context (allow_direct recycling into the alloc cache).
     void kfree_skb(sk_buff* s) { release(s, false, path::kfree_skb); }

@@ -1,0 +1,111 @@
+// generator.kind=board: the peer is a second i.MX8MP running pktgen's send loop on its own core,
+// driver and FEC. Its rate comes out of its core model, so it must respond to burst and
+// clone_skb as the kernel's pktgen does; its own RX path runs when the bounced frames reach it.
+#include "config/config.h"
+#include "platform/simulation.h"
+
+#include <gtest/gtest.h>
+
+namespace fecsim {
+namespace {
+
+using nlohmann::json;
+const std::string dir = std::string(FECSIM_SOURCE_CONFIG_DIR) + "/experiments/";
+const std::string e1 = dir + "imx8mp-xdp-tx.json", e2 = dir + "imx8mp-xdp-tx-gen-rx.json";
+
+json run(const std::string& experiment, std::vector<std::string> sets, double duration_s = 0.02) {
+    run_options quiet;
+    quiet.quiet = true;
+    sets.insert(sets.begin(), "generator.kind=board");
+    sets.push_back("warmup_s=0.02");
+    sets.push_back("duration_s=" + std::to_string(duration_s));
+    json r = run_simulation(config::load(experiment, sets), quiet);
+    for (const std::string& line : unbalanced_books(r)) ADD_FAILURE() << experiment << ": " << line;
+    return r;
+}
+
+double tx_pps(const json& r) { return r["rates"]["generator_tx_pps"].get<double>(); }
+
+TEST(board_peer, e1_sends_from_its_own_driver_and_the_books_balance) {
+    const json r = run(e1, {});
+    const json& g = r["generator"];
+    EXPECT_EQ(g["kind"], "board");
+    EXPECT_EQ(g["platform"], "imx8mp");
+    // A 64-byte frame every ~1 us: a CPU-bound rate below the 1.488 Mpps line rate, far above
+    // the DUT's ~0.4 Mpps.
+    EXPECT_GT(tx_pps(r), 600e3);
+    EXPECT_LT(tx_pps(r), 1.4e6);
+    // Every frame went through fec_enet_start_xmit and was completed by fec_enet_tx_queue.
+    EXPECT_NEAR(g["pktgen"]["sofar"].get<double>(), g["tx_frames"].get<double>(), 1100.0);
+    EXPECT_NEAR(g["driver"]["tx_completions"].get<double>(), g["tx_frames"].get<double>(), 1100.0);
+    EXPECT_GT(g["cpu"]["functions"]["pktgen_xmit"]["calls"].get<uint64_t>(), 0u);
+    EXPECT_GT(g["cpu"]["functions"]["fec_enet_txq_submit_skb"]["calls"].get<uint64_t>(), 0u);
+    // The peer's frames reach the DUT, which drops the excess for lack of descriptors.
+    const json& a = r["accounting"];
+    for (const char* b : {"generator.fec.tx", "generator.fec.rx", "link.generator.a_to_b", "dut.fec.rx"}) {
+        SCOPED_TRACE(b);
+        ASSERT_TRUE(a.contains(b));
+        EXPECT_TRUE(a[b]["balanced"].get<bool>());
+    }
+    EXPECT_EQ(a["generator.fec.tx"]["out"], a["link.generator.a_to_b"]["in"]);
+    EXPECT_GT(r["dut"]["rx_no_descriptor_drops"].get<uint64_t>(), 0u);
+    // E1's generator does not process the bounced frames: its address filter drops them.
+    EXPECT_EQ(g["rx_frames"], 0);
+    EXPECT_GT(g["rx_filtered"].get<uint64_t>(), 1000u);
+    EXPECT_NE(g["final_summary"].get<std::string>().find("Result: OK"), std::string::npos);
+}
+
+TEST(board_peer, burst_raises_the_rate_and_shares_one_skb) {
+    const json b1 = run(e1, {"generator.sample03=-b 1"});
+    const json b32 = run(e1, {});  // sample03's default burst 32
+    // burst 1: one pktgen_xmit call (lock, refcount, clone check, fill_packet) per packet.
+    EXPECT_GT(tx_pps(b32), 1.1 * tx_pps(b1));
+    const json& p1 = b1["generator"]["pktgen"];
+    const json& p32 = b32["generator"]["pktgen"];
+    EXPECT_EQ(p1["xmit_calls"], p1["sofar"]);
+    EXPECT_NEAR(p32["sofar"].get<double>() / p32["xmit_calls"].get<double>(), 32.0, 1.0);
+    // clone_skb 0 builds a new skb per call, which burst sends 32 times.
+    EXPECT_NEAR(p32["skbs_built"].get<double>(), p32["xmit_calls"].get<double>(), 2.0);
+}
+
+TEST(board_peer, clone_skb_0_costs_an_skb_per_packet) {
+    const json fresh = run(e1, {"generator.sample03=-b 1 -c 0"});
+    const json cloned = run(e1, {"generator.sample03=-b 1 -c 1000000"});
+    EXPECT_NEAR(fresh["generator"]["pktgen"]["skbs_built"].get<double>(),
+                fresh["generator"]["pktgen"]["sofar"].get<double>(), 2.0);
+    EXPECT_LE(cloned["generator"]["pktgen"]["skbs_built"].get<uint64_t>(), 1u);
+    EXPECT_GT(tx_pps(cloned), 1.1 * tx_pps(fresh));
+    EXPECT_GT(fresh["generator"]["cpu"]["functions"]["fill_packet_ipv4"]["calls"].get<uint64_t>(), 2000u);
+}
+
+TEST(board_peer, e2_peer_receives_and_its_ip_layer_drops_what_is_not_its_own) {
+    const json e1r = run(e1, {});
+    const json r = run(e2, {});
+    const json& g = r["generator"];
+    // xdp2 swaps the MACs but not the addresses: the bounce is for 198.18.0.42, not the peer.
+    EXPECT_GT(g["rx_frames"].get<uint64_t>(), 1000u);
+    EXPECT_EQ(g["stack"]["not_local"], g["stack"]["received"]);
+    EXPECT_GT(g["stack"]["not_local"].get<uint64_t>(), 1000u);
+    EXPECT_EQ(g["stack"]["udp_no_socket"], 0);
+    EXPECT_GT(g["cpu"]["functions"]["napi_gro_receive"]["calls"].get<uint64_t>(), 0u);
+    // Its softirq takes the core from the pktgen kthread, so it sends slower than in E1.
+    EXPECT_LT(tx_pps(r), 0.9 * tx_pps(e1r));
+}
+
+TEST(board_peer, bad_settings_name_the_key) {
+    auto message = [](std::vector<std::string> sets) {
+        sets.insert(sets.begin(), "generator.kind=board");
+        try {
+            check_assembly(config::load(e1, sets));
+        } catch (const config_error& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    EXPECT_NE(message({"generator.platform=imx9000"}).find("/generator/platform"), std::string::npos);
+    EXPECT_NE(message({"generator.sample03=-w 1000"}).find("/generator/kind"), std::string::npos);
+    EXPECT_NE(message({"generator.start_delay_us=5"}).find("/generator/start_delay_us"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fecsim
