@@ -504,10 +504,20 @@ uint64_t tcp_sender::size_goal() const {
     return std::max<uint64_t>(mss_, std::min<uint64_t>(uint64_t(gso_segs_max) * mss_, half / mss_ * mss_));
 }
 
+// The write queue holds skbs of up to size_goal bytes; writes append to the unsent tail skb,
+// and a tail sent whole ends its skb. tcp_push marks the tail skb at the end of every write
+// (tcp_mark_push), and TSO/GSO keep PSH on the skb's last segment only: so PSH goes on the
+// segment that ends an skb a write ended in, not on every write's end.
+bool tcp_sender::ends_skb(uint64_t end) {
+    const uint64_t skb_end = std::min(skb_start_ + size_goal(), written_);
+    if (end < skb_end) return false;
+    const bool write_ended_inside = end / p_.write_bytes > skb_start_ / p_.write_bytes;
+    skb_start_ = end;
+    return write_ended_inside;
+}
+
 void tcp_sender::transmit(const seg& g) {
-    // PSH on a segment that ends a write (tcp_mark_push at the end of tcp_sendmsg).
-    const bool push = g.len && (g.start + g.len) / p_.write_bytes > g.start / p_.write_bytes;
-    const uint8_t flags = tcp_flags::ack | (push ? tcp_flags::psh : 0) | (g.fin ? tcp_flags::fin : 0);
+    const uint8_t flags = tcp_flags::ack | (g.psh ? tcp_flags::psh : 0) | (g.fin ? tcp_flags::fin : 0);
     queue_frame(flags, wire_seq(g.start), g.start, g.len);
     if (ca_ == ca_state::recovery) ++prr_out_;
 }
@@ -560,6 +570,7 @@ void tcp_sender::tcp_write_xmit(bool from_app) {
         if (nxt_ + len > una_ + rwnd_) break;  // tcp_snd_wnd_test
         if (len < mss_ && nagle_hold()) break;
         rtx_.emplace_back(nxt_, len, false, sc_core::sc_time_stamp());
+        rtx_.back().psh = ends_skb(nxt_ + len);
         ++packets_out_;
         nxt_ += len;
         if (len < mss_) sml_ = nxt_;

@@ -105,6 +105,7 @@ private:
         uint64_t start;        // stream offset of the first payload byte
         uint32_t len;          // payload bytes
         bool fin;
+        bool psh = false;      // the last segment of an skb a write ended in
         bool sacked = false, lost = false, retrans = false;  // TCPCB_SACKED_ACKED, TCPCB_LOST, TCPCB_SACKED_RETRANS
         bool ever_retrans = false;                          // Karn: no RTT sample from it
         sc_core::sc_time sent;
@@ -140,6 +141,7 @@ private:
     bool nagle_hold() const;
     bool autocork() const;
     uint64_t size_goal() const;
+    bool ends_skb(uint64_t end);
     bool cwnd_limited() const;
     // tcp_packets_in_flight: sent, not SACKed (or, without SACK, duplicate-ACKed), not lost,
     // plus retransmissions in flight.
@@ -170,6 +172,7 @@ private:
     // stream offsets: [una_, nxt_) in flight, [nxt_, written_) written but not sent
     uint64_t una_ = 0, nxt_ = 0, written_ = 0;
     uint64_t sml_ = 0;              // snd_sml: end of the last small segment sent (Minshall)
+    uint64_t skb_start_ = 0;        // where the first unsent skb of the write queue starts
     bool fin_queued_ = false;
     std::deque<seg> rtx_;           // the retransmission queue, [una_, nxt_)
     uint32_t packets_out_ = 0, sacked_out_ = 0, lost_out_ = 0, retrans_out_ = 0;
