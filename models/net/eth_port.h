@@ -16,6 +16,10 @@ class eth_sink {
 public:
     virtual ~eth_sink() = default;
     virtual void frame_arrived(frame_ptr f) = 0;
+    // Offered by the link when the frame is sent, with the time `at` its last bit will arrive: a
+    // sink that can already act on it exactly as it would at `at` takes it (moves from `f`) and
+    // returns true, sparing the link its delivery event. The default declines.
+    virtual bool frame_arriving(frame_ptr& /*f*/, const sc_core::sc_time& /*at*/) { return false; }
 };
 
 // Transmitting side, held by a MAC, a generator or a switch port.

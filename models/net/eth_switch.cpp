@@ -92,7 +92,7 @@ eth_switch::eth_switch(sc_core::sc_module_name name, const switch_params& p, siz
 std::optional<size_t> eth_switch::learned_port(const uint8_t mac[mac_bytes]) const {
     const auto it = table_.find(mac48(mac));
     if (it == table_.end()) return std::nullopt;
-    if (aging_ > sc_core::SC_ZERO_TIME && sim_time() - it->second.last_seen > aging_) return std::nullopt;
+    if (aging_ > sc_core::SC_ZERO_TIME && it->second.last_seen + aging_ < sim_time()) return std::nullopt;
     return it->second.port;
 }
 
@@ -139,7 +139,7 @@ void eth_switch::receive(size_t in, frame_ptr f) {
     if (is_group(dst)) return flood(in, std::move(f));
     const auto it = table_.find(dst);
     const bool known = it != table_.end() &&
-                       (aging_ == sc_core::SC_ZERO_TIME || sim_time() - it->second.last_seen <= aging_);
+                       (aging_ == sc_core::SC_ZERO_TIME || it->second.last_seen + aging_ >= sim_time());
     if (!known) return flood(in, std::move(f));
     if (it->second.port == in) {
         ++stats_.filtered;
@@ -149,11 +149,62 @@ void eth_switch::receive(size_t in, frame_ptr f) {
     enqueue(it->second.port, std::move(f), in);
 }
 
+// A frame offered by its ingress link when it was sent (its last bit arrives at `at`) is taken
+// now when nothing before `at` can change what happens to it: a two-port switch (the other
+// port's output is fed by this link alone, in arrival order, and the link offers a frame only
+// when none sent before it is still undelivered), no PAUSE emission, a well-formed unicast data
+// frame with a good FCS whose source is learned on this port and destination on the other
+// until `at`, room in the output queue as it will be at `at`, and nothing waiting for the
+// output's scheduler. It is then handled as receive() would at `at` and sent ahead; counted as
+// received and forwarded at `at`. Anything else is left to the link's event.
+bool eth_switch::arriving(size_t in, frame_ptr& f, const sc_time& at) {
+    if (ports_.size() != 2 || p_.emit_pause) return false;
+    if (!wired_) check_wiring();
+    const size_t out = 1 - in;
+    port_state& ps = *ports_[out];
+    if (!ps.queue.empty() || ps.control || !ps.tx->sends_ahead()) return false;
+    const size_t n = f->size();
+    if (n < header_bytes + fcs_bytes) return false;
+    const uint64_t dst = mac48(f->data()), src = mac48(f->data() + mac_bytes);
+    if (be16(f->data() + 2 * mac_bytes) == ethertype_mac_control || (dst & ~0xFull) == link_local_base) return false;
+    if (is_group(src) || is_group(dst) || !learned_until(src, in, at) || !learned_until(dst, out, at)) return false;
+    if (p_.check_fcs && !fcs_ok(*f)) return false;
+    settle(ps);
+    size_t frames = 0;
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < ps.sent.size(); ++i)
+        if (ps.sent[i].start > at) ++frames, bytes += ps.sent[i].bytes;
+    if ((p_.queue_frames && frames >= p_.queue_frames) || (p_.queue_bytes && bytes + n > p_.queue_bytes)) return false;
+    table_.find(src)->second.last_seen = at;
+    ps.queue_bytes += n;
+    ps.stats.max_queue_frames = std::max<uint64_t>(ps.stats.max_queue_frames, frames + 1);
+    ps.stats.max_queue_bytes = std::max(ps.stats.max_queue_bytes, bytes + n);
+    const sc_time ready = at + forwarding_latency_;
+    const sc_time start = std::max({ready, ps.paused_until, ps.tx->tx_free_at()});
+    ps.tx->send_at(std::move(f), start);
+    ps.sent.push_back({ready, start, n, in, at, true});
+    return true;
+}
+
+bool eth_switch::learned_until(uint64_t mac, size_t port, const sc_time& at) const {
+    const auto it = table_.find(mac);
+    return it != table_.end() && it->second.port == port &&
+           (aging_ == sc_core::SC_ZERO_TIME || it->second.last_seen + aging_ >= at);
+}
+
+void eth_switch::count_received(const ahead& a) {
+    switch_port_stats& s = ports_[a.ingress]->stats;
+    ++s.rx_frames;
+    s.rx_bytes += a.bytes;
+    ++stats_.forwarded;
+}
+
 void eth_switch::learn(uint64_t mac, size_t port) {
     const sc_time now = sim_time();
     const auto it = table_.find(mac);
     if (it != table_.end()) {
-        it->second = {port, now};  // refresh, or a station that moved
+        // Refresh (an entry refreshed by a frame taken early may be ahead of now), or a station that moved.
+        it->second = {port, it->second.port == port ? std::max(it->second.last_seen, now) : now};
     } else if (table_.size() < p_.mac_table_entries) {
         table_.emplace(mac, mac_entry{port, now});
     }
@@ -220,9 +271,15 @@ void eth_switch::settle(port_state& ps) {
     const sc_time now = sim_time();
     while (!ps.sent.empty() && ps.sent.front().start <= now) {
         const ahead a = ps.sent.pop_front();
+        if (a.early) count_received(a);
         ps.queue_bytes -= a.bytes;
         ++ps.stats.tx_frames;
         ps.stats.tx_bytes += a.bytes;
+    }
+    for (size_t i = 0; i < ps.sent.size() && ps.sent[i].arrives <= now; ++i) {
+        if (!ps.sent[i].early) continue;
+        count_received(ps.sent[i]);
+        ps.sent[i].early = false;
     }
 }
 
@@ -234,6 +291,7 @@ void eth_switch::withdraw(port_state& ps) {
         frame_ptr f = ps.tx->withdraw_last(sim_time());
         if (!f) throw std::logic_error(std::string(name()) + ": the egress link lost a frame sent ahead");
         const ahead a = ps.sent.pop_back();
+        if (a.early) count_received(a);  // counted at the PAUSE if it had not arrived yet
         ps.queue.push_front({std::move(f), a.ready, a.ingress});
     }
 }
@@ -241,10 +299,19 @@ void eth_switch::withdraw(port_state& ps) {
 eth_switch::ahead_count eth_switch::sent_ahead(const port_state& ps, bool started) {
     ahead_count c;
     for (size_t i = 0; i < ps.sent.size(); ++i) {
-        if ((ps.sent[i].start <= sim_time()) != started) continue;
+        const ahead& a = ps.sent[i];
+        const bool queued = a.start > sim_time() && a.arrives <= sim_time();
+        if (started ? a.start > sim_time() : !queued) continue;
         ++c.frames;
-        c.bytes += ps.sent[i].bytes;
+        c.bytes += a.bytes;
     }
+    return c;
+}
+
+eth_switch::ahead_count eth_switch::occupancy(const port_state& ps) {
+    ahead_count c = sent_ahead(ps);
+    c.frames += ps.queue.size();
+    for (size_t i = 0; i < ps.queue.size(); ++i) c.bytes += ps.queue[i].f->size();
     return c;
 }
 
@@ -321,19 +388,34 @@ sc_time eth_switch::pause_time(size_t p, uint16_t quanta) const {
     return pause_duration(quanta, ports_[p]->tx->speed_mbps());
 }
 
+// The counters with the frames sent ahead that have started, and those taken early that have
+// arrived, by now (settle() books them when the switch next acts).
 switch_port_stats eth_switch::port_stats(size_t i) const {
     const port_state& ps = *ports_.at(i);
     switch_port_stats s = ps.stats;
     const ahead_count started = sent_ahead(ps, true);
     s.tx_frames += started.frames;
     s.tx_bytes += started.bytes;
+    for (auto& other : ports_)
+        for (size_t k = 0; k < other->sent.size(); ++k) {
+            const ahead& a = other->sent[k];
+            if (a.early && a.ingress == i && a.arrives <= sim_time()) ++s.rx_frames, s.rx_bytes += a.bytes;
+        }
+    return s;
+}
+
+switch_stats eth_switch::stats() const {
+    switch_stats s = stats_;
+    for (auto& ps : ports_)
+        for (size_t k = 0; k < ps->sent.size(); ++k)
+            if (ps->sent[k].early && ps->sent[k].arrives <= sim_time()) ++s.forwarded;
     return s;
 }
 
 void eth_switch::reset_stats() {
+    for (auto& ps : ports_) settle(*ps);  // books frames of other ports too: all before clearing
     stats_ = switch_stats{};
     for (auto& ps : ports_) {
-        settle(*ps);
         ps->stats = switch_port_stats{};
         ps->stats.max_queue_frames = ps->queue.size() + ps->sent.size();
         ps->stats.max_queue_bytes = ps->queue_bytes;
@@ -341,7 +423,7 @@ void eth_switch::reset_stats() {
 }
 
 void eth_switch::report(nlohmann::json& j) const {
-    j["forwarded"] = stats_.forwarded;
+    j["forwarded"] = stats().forwarded;
     j["flooded"] = stats_.flooded;
     j["filtered"] = stats_.filtered;
     j["tail_drops"] = stats_.tail_drops;

@@ -85,10 +85,10 @@ public:
     std::optional<size_t> learned_port(const uint8_t mac[mac_bytes]) const;
 
     const switch_params& params() const { return p_; }
-    const switch_stats& stats() const { return stats_; }
+    switch_stats stats() const;
     switch_port_stats port_stats(size_t i) const;
-    size_t queue_frames(size_t i) const { return ports_.at(i)->queue.size() + sent_ahead(*ports_.at(i)).frames; }
-    uint64_t queue_bytes(size_t i) const { return ports_.at(i)->queue_bytes - sent_ahead(*ports_.at(i), true).bytes; }
+    size_t queue_frames(size_t i) const { return occupancy(*ports_.at(i)).frames; }
+    uint64_t queue_bytes(size_t i) const { return occupancy(*ports_.at(i)).bytes; }
     void reset_stats();
     // Fills `j` with the switch counters and a "ports" array of per-port counters.
     void report(nlohmann::json& j) const;
@@ -104,6 +104,8 @@ private:
     struct ahead {
         sc_core::sc_time ready, start;
         size_t bytes = 0, ingress = 0;
+        sc_core::sc_time arrives;  // taken from the ingress link early: counted received then
+        bool early = false;
     };
     struct port_state : eth_sink {
         eth_switch* sw = nullptr;
@@ -121,6 +123,7 @@ private:
         switch_port_stats stats;
 
         void frame_arrived(frame_ptr f) override { sw->receive(index, std::move(f)); }
+        bool frame_arriving(frame_ptr& f, const sc_core::sc_time& at) override { return sw->arriving(index, f, at); }
     };
     struct mac_entry {
         size_t port;
@@ -128,6 +131,9 @@ private:
     };
 
     void receive(size_t in, frame_ptr f);
+    bool arriving(size_t in, frame_ptr& f, const sc_core::sc_time& at);
+    bool learned_until(uint64_t mac, size_t port, const sc_core::sc_time& at) const;
+    void count_received(const ahead& a);
     void learn(uint64_t mac, size_t port);
     void flood(size_t in, frame_ptr f);
     void enqueue(size_t out, frame_ptr f, size_t ingress);
@@ -137,8 +143,10 @@ private:
         size_t frames = 0;
         uint64_t bytes = 0;
     };
-    // Frames sent ahead that have not started by now (or, `started`, that have).
+    // Frames sent ahead that are in the queue now (received, not started) or, `started`, that
+    // have started; occupancy(): the queue now, as the scheduler alone would hold it.
     static ahead_count sent_ahead(const port_state& ps, bool started = false);
+    static ahead_count occupancy(const port_state& ps);
     void run_port(size_t p);
     void request_pause(size_t p);
     void release_pauses();

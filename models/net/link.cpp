@@ -53,20 +53,26 @@ sc_time link::end_point::send_at(frame_ptr f, const sc_time& earliest) {
     const sc_time before = free_at;
     free_at = end + owner->byte_time_ * double(ifg_bytes);
     const sc_time arrive = end + owner->propagation_;
-    const bool idle = wire.empty();
+    const size_t n = f->size();
+    // Frames the far sink took early leave the wire, counted, once they have arrived.
+    while (!wire.empty() && !wire.front().f && wire.front().arrive <= now) owner->count(stats, wire.pop_front().bytes);
     ++stats.sent;
-    wire.push_back({std::move(f), start, end, arrive, before});
-    if (idle) arrival.notify(arrive - now);  // otherwise deliver() re-arms for the next frame
+    // The far sink may take the frame now when nothing sent before it still waits for the event
+    // (it sees frames in arrival order) and no tap has to see it arrive; it is counted at `arrive`.
+    const bool early = framed == 0 && owner->taps_.empty() && far->frame_arriving(f, arrive);
+    wire.push_back({early ? frame_ptr() : std::move(f), n, start, end, arrive, before});
+    if (!early && framed++ == 0) arrival.notify(arrive - now);  // otherwise deliver() re-arms
     return free_at;
 }
 
 frame_ptr link::end_point::withdraw_last(const sc_time& after) {
     if (wire.empty() || wire.back().start <= after) return nullptr;
+    if (!wire.back().f) throw std::logic_error(std::string(owner->name()) + ": withdraw_last() of a frame the far sink took");
     in_flight x = wire.pop_back();
     free_at = x.free_before;
     if (stats.sent > 0) --stats.sent;
     else --in_flight_start;  // sent before the window began
-    if (wire.empty()) arrival.cancel();
+    if (--framed == 0) arrival.cancel();
     return std::move(x.f);
 }
 
@@ -76,24 +82,49 @@ void link::deliver(int dir) {
     const sc_time now = sim_time();
     while (!e.wire.empty() && e.wire.front().arrive <= now) {
         in_flight x = e.wire.pop_front();
-        const size_t n = x.f->size();
-        ++e.stats.frames;
-        e.stats.bytes += n;
-        if (n < min_frame_bytes) ++e.stats.runts;
-        e.stats.busy += byte_time_ * double(preamble_bytes + n + ifg_bytes);
+        count(e.stats, x.bytes);
+        if (!x.f) continue;  // the far sink took it when it was sent
+        --e.framed;
         for (auto& tap : taps_) tap(dir, *x.f, x.start, x.end);
         e.far->frame_arrived(std::move(x.f));
     }
-    if (!e.wire.empty()) e.arrival.notify(e.wire.front().arrive - now);
+    arm(e, now);
+}
+
+void link::count(link_direction_stats& s, size_t n) const {
+    ++s.frames;
+    s.bytes += n;
+    if (n < min_frame_bytes) ++s.runts;
+    s.busy += byte_time_ * double(preamble_bytes + n + ifg_bytes);
+}
+
+// Wakes deliver() when the first frame still to be delivered arrives.
+void link::arm(end_point& e, const sc_time& now) {
+    for (size_t i = 0; e.framed && i < e.wire.size(); ++i) {
+        if (!e.wire[i].f) continue;
+        e.arrival.notify(e.wire[i].arrive - now);
+        return;
+    }
+}
+
+// The direction's counters, with the frames taken early whose last bit has arrived by now.
+link_direction_stats link::stats(int dir) const {
+    const end_point& e = ends_[dir];
+    link_direction_stats s = e.stats;
+    for (size_t i = 0; i < e.wire.size() && e.wire[i].arrive <= sim_time(); ++i)
+        if (!e.wire[i].f) count(s, e.wire[i].bytes);
+    return s;
 }
 
 double link::utilisation(int dir) const {
     const sc_time window = sim_time() - stats_since_;
-    return window > sc_core::SC_ZERO_TIME ? ends_[dir].stats.busy / window : 0.0;
+    return window > sc_core::SC_ZERO_TIME ? stats(dir).busy / window : 0.0;
 }
 
 void link::reset_stats() {
     for (auto& e : ends_) {
+        // Frames taken early that arrived before the window are not in flight any more.
+        while (!e.wire.empty() && !e.wire.front().f && e.wire.front().arrive <= sim_time()) e.wire.pop_front();
         e.stats = link_direction_stats{};
         e.in_flight_start = e.wire.size();
     }
@@ -102,14 +133,15 @@ void link::reset_stats() {
 
 ledger link::books(int dir) const {
     const end_point& e = ends_[dir];
-    return {e.in_flight_start, e.stats.sent, e.stats.frames, {}, e.wire.size()};
+    const link_direction_stats s = stats(dir);
+    return {e.in_flight_start, s.sent, s.frames, {}, e.wire.size() - (s.frames - e.stats.frames)};
 }
 
 void link::report(nlohmann::json& j) const {
     j["speed_mbps"] = p_.speed_mbps;
     j["propagation_ns"] = p_.propagation_ns;
     for (int d : {a_to_b, b_to_a}) {
-        const auto& s = ends_[d].stats;
+        const link_direction_stats s = stats(d);
         j[d == a_to_b ? "a_to_b" : "b_to_a"] = {
             {"frames", s.frames}, {"bytes", s.bytes}, {"runts", s.runts}, {"utilisation", utilisation(d)}};
     }

@@ -30,6 +30,7 @@ struct link_params {
 // Reads the `link` section (configs/schema/link.json).
 link_params link_params_from(const config_view& link_section);
 
+// Counted when a frame's last bit arrives (also for frames the far sink took at send time).
 struct link_direction_stats {
     uint64_t sent = 0;      // handed to the transmitting end
     uint64_t frames = 0;    // delivered to the far sink
@@ -55,7 +56,7 @@ public:
     void add_tap(tap_fn tap) { taps_.push_back(std::move(tap)); }
 
     const link_params& params() const { return p_; }
-    const link_direction_stats& stats(int dir) const { return ends_[dir].stats; }
+    link_direction_stats stats(int dir) const;
     // Fraction of the measuring window the direction was busy (incl. preamble and IFG).
     double utilisation(int dir) const;
     void reset_stats();
@@ -66,7 +67,8 @@ public:
 
 private:
     struct in_flight {
-        frame_ptr f;
+        frame_ptr f;             // null once the far sink took it at send time (frame_arriving)
+        size_t bytes = 0;
         sc_core::sc_time start, end, arrive;
         sc_core::sc_time free_before;  // the transmitter's free_at before this frame (withdraw_last)
     };
@@ -77,6 +79,7 @@ private:
         eth_sink* far = nullptr;
         sc_core::sc_time free_at;  // end of the last frame's IFG
         ring<in_flight> wire;      // serialised or queued, not yet delivered (in arrival order)
+        size_t framed = 0;         // entries still holding their frame: the event delivers them
         sc_core::sc_event arrival;
         link_direction_stats stats;
         uint64_t in_flight_start = 0;
@@ -90,6 +93,8 @@ private:
     };
 
     void deliver(int dir);
+    void count(link_direction_stats& s, size_t bytes) const;
+    void arm(end_point& e, const sc_core::sc_time& now);
 
     link_params p_;
     sc_core::sc_time byte_time_, propagation_;

@@ -30,6 +30,7 @@ public:
     }
 
     T& back() { return buf_[(head_ + n_ - 1) & (buf_.size() - 1)]; }
+    T& operator[](size_t i) { return buf_[(head_ + i) & (buf_.size() - 1)]; }
     const T& operator[](size_t i) const { return buf_[(head_ + i) & (buf_.size() - 1)]; }
 
     T pop_back() {

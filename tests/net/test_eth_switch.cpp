@@ -358,6 +358,54 @@ TEST(eth_switch, steady_state_allocates_no_frames_and_costs_two_events_per_frame
     EXPECT_NEAR(double(sim_stats::kernel_events - events) / frames, 2.0, 0.01);
 }
 
+// A two-port switch takes a data frame between learned stations from its ingress link when it is
+// sent (sparing that link's event) and sends it ahead: one kernel event per frame, the egress
+// delivery. Arrival times, counters and queue peaks are those of a switch that handles every
+// frame at its arrival (three ports, one idle), across a PAUSE that holds frames taken early.
+TEST(eth_switch, two_port_switch_takes_frames_early_with_the_same_timing) {
+    struct outcome {
+        std::vector<sc_time> at;
+        uint64_t forwarded = 0, rx = 0, tx = 0, max_queue = 0;
+        double events_per_frame = 0;
+    };
+    auto run = [](size_t ports) {
+        fresh_simulation();
+        star s(base_params(), std::vector<net::link_params>(ports, {1000, 20}));
+        send_at(s.host_tx(0), sc_time(0, SC_NS), [] { return test::make_frame(test::broadcast, host_mac(1), 64); });
+        send_at(s.host_tx(1), sc_time(1, sc_core::SC_US), [] { return test::make_frame(test::broadcast, host_mac(2), 64); });
+        send_at(s.host_tx(0), sc_time(60, sc_core::SC_US), [] { return test::make_pause(host_mac(1), 50); });
+        source uni("uni");
+        uni.tx = &s.host_tx(1);
+        uni.src = host_mac(2);
+        uni.dst = host_mac(1);
+        uni.start = sc_time(10, sc_core::SC_US);
+        uni.limit = 300;
+        sc_core::sc_start(9, sc_core::SC_US);
+        const uint64_t events = sim_stats::kernel_events;
+        sc_core::sc_start(46, sc_core::SC_US);  // until 55 us, before the PAUSE
+        outcome o;
+        o.events_per_frame = double(sim_stats::kernel_events - events) / double(uni.sent);
+        sc_core::sc_start(1, sc_core::SC_MS);
+        for (auto& a : s.hosts[0]->log) o.at.push_back(a.at);
+        o.forwarded = s.sw->stats().forwarded;
+        o.rx = s.sw->port_stats(1).rx_frames;
+        o.tx = s.sw->port_stats(0).tx_frames;
+        o.max_queue = s.sw->port_stats(0).max_queue_frames;
+        EXPECT_EQ(s.sw->queue_frames(0), 0u);
+        return o;
+    };
+    const outcome two = run(2), three = run(3);
+    ASSERT_EQ(two.at.size(), 301u);  // the learning broadcast from host 1, then 300 frames
+    EXPECT_EQ(two.at, three.at);
+    EXPECT_EQ(two.forwarded, three.forwarded);
+    EXPECT_EQ(two.rx, three.rx);
+    EXPECT_EQ(two.tx, three.tx);
+    EXPECT_EQ(two.max_queue, three.max_queue);
+    EXPECT_GT(two.max_queue, 1u);
+    EXPECT_NEAR(two.events_per_frame, 1.0, 0.1);
+    EXPECT_NEAR(three.events_per_frame, 2.0, 0.1);
+}
+
 TEST(eth_switch, bad_parameters_are_clear_errors) {
     fresh_simulation();
     net::switch_params p;

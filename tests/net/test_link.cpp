@@ -166,6 +166,49 @@ TEST(link, frames_sent_ahead_start_at_their_time_and_can_be_withdrawn) {
     EXPECT_EQ(l.books(net::link::a_to_b).in, 1u);
 }
 
+// A sink that takes frames when they are sent: the link spends no event on them and still counts
+// each at its arrival time (stats, books); a frame it declines is delivered by the event.
+TEST(link, frames_a_sink_takes_early_are_counted_at_their_arrival_without_an_event) {
+    fresh_simulation();
+    struct early_sink : recorder {
+        std::vector<sc_time> offered;
+        std::vector<net::frame_ptr> taken;
+        bool frame_arriving(net::frame_ptr& f, const sc_time& at) override {
+            offered.push_back(at);
+            if (test::tag_of(*f) == 2) return false;
+            taken.push_back(std::move(f));
+            return true;
+        }
+    } b;
+    recorder a;
+    net::link l("link", {1000, 0});
+    l.bind(a, b);
+    sc_core::sc_event go;
+    spawn_method("burst", go, [&] {
+        for (uint32_t tag = 0; tag < 4; ++tag) l.end_a().send(test::make_frame(test::host_mac(2), test::host_mac(1), 64, 0x0800, tag));
+    });
+    go.notify(sc_time(0, SC_NS));
+    const double wire = wire_ns(64, 1000), end = frame_end_ns(64, 1000);
+    sc_core::sc_start(sc_time(end + 1, SC_NS));  // the first frame has arrived
+    const uint64_t events = sim_stats::kernel_events;
+    EXPECT_EQ(l.stats(net::link::a_to_b).frames, 1u);
+    EXPECT_EQ(l.books(net::link::a_to_b).in_flight_end, 3u);
+    sc_core::sc_start(1, sc_core::SC_MS);
+    // Tags 0 and 1 taken early; 2 declined (delivered by the event); 3 not offered: a frame is
+    // offered only while none sent before it waits for the event.
+    ASSERT_EQ(b.offered.size(), 3u);
+    EXPECT_EQ(b.offered[1], sc_time(wire + end, SC_NS));
+    EXPECT_EQ(b.taken.size(), 2u);
+    ASSERT_EQ(b.log.size(), 2u);  // tag 2 and tag 3 through frame_arrived
+    EXPECT_EQ(b.log[0].tag, 2u);
+    EXPECT_EQ(b.log[1].tag, 3u);
+    EXPECT_EQ(b.log[1].at, sc_time(3 * wire + end, SC_NS));
+    EXPECT_EQ(sim_stats::kernel_events - events, 2u);  // one event per frame delivered by it
+    EXPECT_EQ(l.stats(net::link::a_to_b).frames, 4u);
+    EXPECT_TRUE(l.books(net::link::a_to_b).balanced());
+    EXPECT_EQ(l.books(net::link::a_to_b).in_flight_end, 0u);
+}
+
 TEST(link, full_duplex_directions_are_independent_and_reported) {
     fresh_simulation();
     net::link l("link", {1000, 0});
