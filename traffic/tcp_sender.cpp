@@ -618,7 +618,9 @@ void tcp_sender::advance_app(sc_time now) {
 void tcp_sender::schedule_app(sc_time now) {
     if (state_ != state::established || app_blocked_ || app_done_) return;
     sc_time at = app_stop_at_;
-    const bool waits_for_ack = packets_in_flight() >= cc_.cwnd || nxt_ + mss_ > una_ + rwnd_;
+    // With nothing in flight no ACK will come: a closed window needs the data written to start
+    // the persist timer.
+    const bool waits_for_ack = packets_out_ > 0 && (packets_in_flight() >= cc_.cwnd || nxt_ + mss_ > una_ + rwnd_);
     if (!waits_for_ack && !tsq_throttled_ && packets_out_ > 0 && (!nic_.empty() || !on_wire_.empty()))
         tsq_throttled_ = true;
     if (!waits_for_ack && !tsq_throttled_) {

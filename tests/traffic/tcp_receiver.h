@@ -54,6 +54,7 @@ public:
     traffic::tcp_segment syn{};  // the SYN as received
     std::vector<tcp_arrival> arrivals;
     std::vector<std::pair<sc_core::sc_time, uint64_t>> ack_log;  // (sent, bytes ACKed in order)
+    std::vector<sc_core::sc_time> probes;  // segments without data below rcv_nxt (window probes)
 
     void frame_arrived(net::frame_ptr f) override {
         auto s = traffic::parse_tcp_frame(*f);
@@ -72,7 +73,13 @@ public:
             return;
         }
         if (ts_ok_) ts_recent_ = s->tsval;
-        const uint64_t offset = rcv_nxt_ + int64_t(int32_t(s->seq - (irs_ + 1 + uint32_t(rcv_nxt_))));
+        const int64_t rel = int32_t(s->seq - (irs_ + 1 + uint32_t(rcv_nxt_)));
+        if (rel < 0 && !s->payload_len && !(s->flags & traffic::tcp_flags::fin)) {  // RFC 9293: answer with an ACK
+            probes.push_back(sc_core::sc_time_stamp());
+            send_ack();
+            return;
+        }
+        const uint64_t offset = rcv_nxt_ + rel;
         if (s->payload_len) {
             unsigned& seen = seen_[offset];
             const bool drop = p_.drop && p_.drop(offset, s->payload_len, seen);

@@ -413,6 +413,19 @@ TEST(tcp_sender, configuration_keys_and_bad_values) {
     }
 }
 
+TEST(tcp_sender, a_closed_window_is_probed_with_backoff) {
+    fresh_simulation();
+    test::tcp_receiver_params rp;
+    rp.window = 0;
+    rig r(sender_params(), rp);
+    sc_core::sc_start(1600, SC_MS);
+    EXPECT_TRUE(r.rx.arrivals.empty()) << "no data into a closed window";
+    ASSERT_EQ(r.rx.probes.size(), 3u) << "after about 0.2, 0.6 and 1.4 s";
+    EXPECT_NEAR(r.rx.probes[0].to_seconds(), 0.2, 0.01);
+    EXPECT_NEAR((r.rx.probes[1] - r.rx.probes[0]).to_seconds(), 0.4, 0.01);
+    EXPECT_NEAR((r.rx.probes[2] - r.rx.probes[1]).to_seconds(), 0.8, 0.02);
+}
+
 TEST(tcp_sender, duration_ends_with_a_fin_after_the_last_byte) {
     fresh_simulation();
     tcp_sender_params p = sender_params();
