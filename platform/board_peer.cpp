@@ -92,7 +92,7 @@ void board_peer::report(nlohmann::json& j) const {
     const firmware::pktgen_dev_stats st = pg ? pg->stats : firmware::pktgen_dev_stats{};
     j["pktgen"] = {{"sofar", st.sofar}, {"tx_bytes", st.tx_bytes}, {"xmit_calls", st.xmit_calls},
                    {"skbs_built", st.skbs_built}, {"queue_stopped", st.queue_stopped}, {"errors", st.errors}};
-    if (pg && !pg->running()) j["pktgen"]["ended_s"] = pg->stopped().to_seconds();  // `count` packets sent
+    if (pg && !pg->running()) j["ended_s"] = pg->stopped().to_seconds();  // `count` packets sent, as pktgen's
     // The core's time per packet sent (pktgen's figure), not per packet received.
     nlohmann::json& core = b["cpu"]["core0"];
     for (auto& [category, ns] : core["time_ns"].items())

@@ -44,7 +44,7 @@ def main():
             sets = [] if sets == "-" else sets.split()
             main_run = pool.submit(run, fecsim, exp, sets, metric, tmp)
             ends = []
-            if measured == "-":
+            if kind == "predict":  # held out or kept for comparison: the band of the level parameter
                 key, lo, hi = bands[json.load(open(exp))["platform"]]
                 ends = [pool.submit(run, fecsim, exp, sets + [f"{key}={v}"], metric, tmp) for v in (lo, hi)]
             jobs.append((rid, metric, measured, kind, main_run, ends))

@@ -31,6 +31,8 @@ namespace fs = std::filesystem;
 using bytes = std::vector<uint8_t>;
 const std::string fecsim = std::string(FECSIM_BINARY_DIR) + "/fecsim";
 const std::string experiment = std::string(FECSIM_SOURCE_CONFIG_DIR) + "/experiments/imx8mp-xdp-tx.json";
+// E1 with the abstract pktgen model as the generator: these tests pace it (rate, ratep).
+const std::string abstract_peer = "generator.kind=pktgen";
 const std::string frames_py = FECSIM_BRIDGE_FRAMES_PY;
 
 std::string slurp(const fs::path& p) {
@@ -167,7 +169,7 @@ bytes macs_swapped(bytes f) {
 
 // `fecsim run` of E1's DUT with the generator's port joined to `peer`, from a free local port.
 std::vector<std::string> bridge_args(const udp_peer& peer, const fs::path& out, std::vector<std::string> extra = {}) {
-    std::vector<std::string> a{"run", experiment, "--udp-bridge", "127.0.0.1:" + std::to_string(peer.port()),
+    std::vector<std::string> a{"run", experiment, "--set", abstract_peer, "--udp-bridge", "127.0.0.1:" + std::to_string(peer.port()),
                                "--set", "duration_s=1.5", "--out", out.string()};
     a.insert(a.end(), extra.begin(), extra.end());
     return a;
@@ -323,7 +325,7 @@ TEST(bridge_udp, bad_bridge_and_listen_settings_are_one_line_and_exit_2) {
              {{"--listen", "192.0.2.1:9"}, "/telemetry/listen: 192.0.2.1 is not a loopback address"},
              {{"--listen", "127.0.0.1:99999"}, "/telemetry/listen: port \"99999\" is not a number"},
          }) {
-        std::vector<std::string> args{"run", experiment, "--set", "duration_s=0.001"};
+        std::vector<std::string> args{"run", experiment, "--set", abstract_peer, "--set", "duration_s=0.001"};
         args.insert(args.end(), c.args.begin(), c.args.end());
         run r(args);
         EXPECT_EQ(r.wait(), 2) << c.expected;
@@ -337,7 +339,7 @@ TEST(bridge_udp, bad_bridge_and_listen_settings_are_one_line_and_exit_2) {
 
 // E1 at a low rate (cheap to simulate) for one measured second, telemetry every 0.1 s.
 std::vector<std::string> telemetry_args(const std::string& listen, std::vector<std::string> extra = {}) {
-    std::vector<std::string> a{"run",   experiment, "--set", "duration_s=1", "--set", "warmup_s=0.01",
+    std::vector<std::string> a{"run",   experiment, "--set", abstract_peer, "--set", "duration_s=1", "--set", "warmup_s=0.01",
                                "--set", "generator.pktgen=[\"ratep 2000\"]", "--listen", listen};
     a.insert(a.end(), extra.begin(), extra.end());
     return a;

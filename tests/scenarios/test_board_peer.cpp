@@ -11,7 +11,8 @@ namespace {
 
 using nlohmann::json;
 const std::string dir = std::string(FECSIM_SOURCE_CONFIG_DIR) + "/experiments/";
-const std::string e1 = dir + "imx8mp-xdp-tx.json", e2 = dir + "imx8mp-xdp-tx-gen-rx.json";
+const std::string e1 = dir + "imx8mp-xdp-tx.json", e2 = dir + "imx8mp-xdp-tx-gen-rx.json",
+                  e3 = dir + "imx8mp-xdp-tx-flow-control.json";
 
 json run(const std::string& experiment, std::vector<std::string> sets, double duration_s = 0.02) {
     run_options quiet;
@@ -90,6 +91,20 @@ TEST(board_peer, e2_peer_receives_and_its_ip_layer_drops_what_is_not_its_own) {
     EXPECT_GT(g["cpu"]["functions"]["napi_gro_receive"]["calls"].get<uint64_t>(), 0u);
     // Its softirq takes the core from the pktgen kthread, so it sends slower than in E1.
     EXPECT_LT(tx_pps(r), 0.9 * tx_pps(e1r));
+}
+
+// E3: both boards run flow control; the DUT's RX FIFO crosses RSEM while the peer bursts. On a
+// direct cable its XOFF reaches the peer's MAC, which holds its transmitter; through the switch
+// the switch port takes the PAUSE (and does not forward it), so the peer is never paused.
+TEST(board_peer, e3_a_direct_cable_pauses_the_peer_and_the_switch_keeps_the_pause) {
+    const json direct = run(e3, {"link.topology=direct"}), sw = run(e3, {"link.topology=switch"});
+    const uint64_t sent_direct = direct["dut"]["pause_frames_sent"];
+    EXPECT_GT(sent_direct, 0u);
+    EXPECT_NEAR(double(direct["generator"]["pause_frames_received"].get<uint64_t>()), double(sent_direct), 2.0);
+    EXPECT_GT(direct["generator"]["tx_paused_s"].get<double>(), 0.0);
+    EXPECT_GT(sw["dut"]["pause_frames_sent"].get<uint64_t>(), 0u);
+    EXPECT_EQ(sw["generator"]["pause_frames_received"], 0);
+    EXPECT_EQ(sw["generator"]["tx_paused_s"].get<double>(), 0.0);
 }
 
 TEST(board_peer, bad_settings_name_the_key) {

@@ -24,7 +24,10 @@ const run_options quiet = [] {
 
 // Runs `experiment` with `sets` for a short window; the live output is off. Every frame must be
 // accounted for at every model boundary, exactly.
+// The abstract pktgen model as the peer: these scenarios are about the DUT (the board peer has
+// its own, test_board_peer).
 json run(const std::string& experiment, std::vector<std::string> sets, double duration_s = 0.02) {
+    sets.insert(sets.begin(), "generator.kind=pktgen");
     sets.push_back("warmup_s=0.02");  // every profile has opened its interface by then
     sets.push_back("duration_s=" + std::to_string(duration_s));
     json r = run_simulation(config::load(experiment, sets), quiet);
