@@ -1,5 +1,5 @@
 // The DUT's wire captured with --pcap (pcapng, one interface per direction) and decoded by tshark: xdp2 sends back UDP frames with
-// the MACs swapped relative to the ones it received.
+// the MACs swapped relative to the ones it received; a TCP transfer with drops shows only the resends.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -62,6 +62,50 @@ TEST(capture, xdp2_returns_udp_frames_with_swapped_macs) {
     EXPECT_GT(to_dut, 1000);
     EXPECT_GT(from_dut, 500);
     EXPECT_EQ(swapped, from_dut);
+}
+
+// TCP into the DUT with a 16-descriptor RX ring: the DUT drops frames and the client recovers.
+// tshark (checksums verified) finds no errors; its only warnings are resent segments it calls
+// out of order, and every segment it flags was on the wire before: the drops explain them.
+TEST(capture, a_tcp_transfer_with_drops_reads_in_tshark_with_only_the_resends_flagged) {
+    if (std::system("command -v tshark >/dev/null 2>&1") != 0) GTEST_SKIP() << "tshark is not installed (scripts/install-deps.sh installs it)";
+    const std::string base = (fs::temp_directory_path() / ("fecsim-tcp-" + std::to_string(::getpid()))).string();
+    {
+        FILE* f = std::fopen((base + ".json").c_str(), "w");
+        std::fputs(R"({"platform": "imx8qxp", "driver": {"xdp_prog": "none", "rx_ring_size": 16},
+                      "generator": {"kind": "tcp", "start_delay_us": 20000}, "duration_s": 0.05})", f);
+        std::fclose(f);
+    }
+    const std::string run = std::string(FECSIM_BINARY_DIR) + "/fecsim run " + base + ".json --quiet --pcap-warmup --pcap " +
+                            base + ".pcap --out " + base + ".out.json";
+    ASSERT_EQ(std::system(run.c_str()), 0);
+    const std::string tshark = "tshark -n -r " + base + ".pcap -o tcp.check_checksum:TRUE -o ip.check_checksum:TRUE ";
+    const std::string expert = capture(tshark + "-q -z expert,warn 2>/dev/null");
+    EXPECT_EQ(expert.find("Errors ("), std::string::npos) << expert;
+    std::istringstream lines(expert);
+    for (std::string l; std::getline(lines, l);) {
+        if (l.find(" TCP ") != std::string::npos) {
+            EXPECT_NE(l.find("out-of-order segment"), std::string::npos) << l;
+        }
+    }
+    // Every data segment tshark flags (out of order, retransmission) repeats one sent before.
+    const std::string segs = capture(tshark + "-Y 'tcp.len > 0 and ip.dst == 198.18.0.42' -T fields -e tcp.seq_raw "
+                                              "-e tcp.analysis.out_of_order -e tcp.analysis.retransmission 2>/dev/null");
+    std::map<std::string, int> seen;
+    int flagged = 0, resent = 0;
+    std::istringstream in(segs);
+    for (std::string l; std::getline(in, l);) {
+        const std::string seq = l.substr(0, l.find('\t'));
+        const bool flag = l.find_first_not_of("\t", seq.size()) != std::string::npos;
+        resent += seen[seq]++ > 0;
+        if (flag) {
+            ++flagged;
+            EXPECT_GT(seen[seq], 1) << "segment " << seq << " flagged but never sent before";
+        }
+    }
+    EXPECT_GT(flagged, 0) << "the 16-entry ring drops frames";
+    EXPECT_EQ(flagged, resent);
+    for (const char* ext : {".json", ".pcap", ".out.json"}) fs::remove(base + ext);
 }
 
 }  // namespace
