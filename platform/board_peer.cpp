@@ -25,6 +25,10 @@ config peer_config(const config& cfg, const traffic::pktgen_model_params& p) {
         {"soc", {{"fec", {{"mac_address", traffic::format_mac(station)}}}}},
     };
     const std::string& platform = g.string("platform");
+    // The same SoC as the DUT: the core, memory and coherency parameters an experiment or a
+    // --set gives (a calibration, a prediction band's CPI) are the chip's, so both boards take them.
+    if (platform == cfg.tree().at("platform"))
+        for (const char* chip : {"cpu", "mem", "coherency"}) settings[chip] = cfg.tree().at(chip);
     try {
         return config::for_platform(platform, settings, cfg.origin_of("/generator/platform") + " (generator.platform)");
     } catch (const config_error& e) {

@@ -107,6 +107,16 @@ TEST(board_peer, e3_a_direct_cable_pauses_the_peer_and_the_switch_keeps_the_paus
     EXPECT_EQ(sw["generator"]["tx_paused_s"].get<double>(), 0.0);
 }
 
+// The peer is the same SoC as the DUT: a --set of the chip's parameters (the prediction band's
+// CPI) moves its rate too; its own profile is used when the platforms differ.
+TEST(board_peer, the_same_chip_takes_the_experiments_cpu_parameters) {
+    const json slow = run(e1, {}), fast = run(e1, {"cpu.cpi=1.0"});
+    EXPECT_GT(tx_pps(fast), 1.3 * tx_pps(slow));
+    const json other = run(e1, {"cpu.cpi=1.0", "generator.platform=imx8mm"});
+    EXPECT_EQ(other["generator"]["platform"], "imx8mm");
+    EXPECT_LT(tx_pps(other), 1.1 * tx_pps(slow));
+}
+
 TEST(board_peer, bad_settings_name_the_key) {
     auto message = [](std::vector<std::string> sets) {
         sets.insert(sets.begin(), "generator.kind=board");
