@@ -69,8 +69,7 @@ SAN_BUILD ?= build-san
 sanitize: deps
 	@cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=Sanitize >/dev/null
 	@cmake --build $(SAN_BUILD) -j $(JOBS)
-	@cd $(SAN_BUILD) && LSAN_OPTIONS=suppressions=$(CURDIR)/fuzz/lsan.supp:print_suppressions=0 \
-	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
+	@scripts/sanitize-tests.sh $(SAN_BUILD) $(JOBS)
 
 # libFuzzer harnesses (fuzz/, clang with ASan + UBSan), FUZZ_SECONDS each.
 FUZZ_BUILD ?= build-fuzz

@@ -237,8 +237,8 @@ TEST(cli, unwritable_outputs_are_refused_before_simulating) {
 
 TEST(cli, max_wall_s_stops_a_long_run_with_a_result_marked_incomplete) {
     const std::string path = fs::temp_directory_path().string() + "/fecsim-wall-" + std::to_string(::getpid()) + ".json";
-    // 1000 simulated seconds would take hours; the guard stops the window after ~1 s of host time.
-    const outcome o = run("run " + experiment + " --quiet --set warmup_s=0.01 --set duration_s=1000 --max-wall-s 1 --out " + path);
+    // 1000 simulated seconds would take hours; the guard stops the window after ~3 s of host time (room for a slow sanitizer build).
+    const outcome o = run("run " + experiment + " --quiet --set warmup_s=0.01 --set duration_s=1000 --max-wall-s 3 --out " + path);
     EXPECT_EQ(o.status, 0) << o.err;
     EXPECT_NE(o.err.find("fecsim: --max-wall-s reached: "), std::string::npos) << o.err;
     std::ifstream in(path);
