@@ -7,7 +7,7 @@
 // The state the path decides on is a host mirror; struct tcp_sock lives in simulated memory
 // and the lines each function uses are touched. Left out: sending data, congestion control
 // (the DUT only receives), PAWS, DSACK, SACK compression (every out-of-order segment is
-// answered at once), receive-queue coalescing/collapsing (a full buffer drops), urgent data,
+// answered at once), receive-queue coalescing/collapsing (a full buffer grows or drops), urgent data,
 // RST replies, several connections at once (a new SYN replaces the connection).
 #pragma once
 
@@ -36,7 +36,7 @@ struct tcp_stats {
     uint64_t segs_in = 0, data_segs_in = 0, bytes_received = 0, bytes_read = 0, reads = 0;
     uint64_t acks_sent = 0, delayed_acks = 0, quick_acks = 0, dup_acks = 0, window_updates = 0;
     uint64_t ofo_queued = 0, ofo_delivered = 0, duplicates = 0, rcvq_drops = 0, out_of_window = 0;
-    uint64_t no_socket = 0, connections = 0, gro_merged = 0, gro_flushes = 0, payload_errors = 0;
+    uint64_t no_socket = 0, connections = 0, gro_merged = 0, gro_flushes = 0, prunes = 0;
 };
 
 // A TCP header as parsed from a segment in simulated memory.
@@ -114,6 +114,7 @@ private:
     void tcp_data_queue(sk_buff* skb, const tcp_hdr& seg);
     void tcp_data_queue_ofo(sk_buff* skb);
     void tcp_ofo_queue();
+    bool tcp_try_rmem_schedule();
     bool tcp_queue_rcv(sk_buff* skb);
     void tcp_event_data_recv(const sk_buff* skb);
     void tcp_grow_window(const sk_buff* skb);

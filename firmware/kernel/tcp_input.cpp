@@ -320,10 +320,23 @@ void tcp::tcp_data_queue(sk_buff* skb, const tcp_hdr& seg) {
     }
 }
 
-// tcp_try_rmem_schedule without pruning (a full buffer drops), skb_set_owner_r, the tail of
-// sk_receive_queue, rcv_nxt, and the reader's wakeup.
+// tcp_try_rmem_schedule -> tcp_prune_queue, as far as tcp_clamp_window goes: a buffer the queue
+// outgrew is raised to what the queue holds (up to tcp_rmem[2], autotuning on), else the window
+// is clamped and the segment dropped. The kernel would also collapse the queue into compact skbs
+// (tcp_collapse): not modelled.
+bool tcp::tcp_try_rmem_schedule() {
+    if (sk_.sk_rmem_alloc <= sk_.sk_rcvbuf) return true;
+    ++stats.prunes;
+    sk_.ack_quick = 0;
+    if (p_.moderate_rcvbuf && sk_.sk_rcvbuf < int64_t(p_.rmem_max))
+        sk_.sk_rcvbuf = std::min<int64_t>(sk_.sk_rmem_alloc, p_.rmem_max);
+    if (sk_.sk_rmem_alloc > sk_.sk_rcvbuf) sk_.rcv_ssthresh = std::min(sk_.window_clamp, 2 * sk_.advmss);
+    return sk_.sk_rmem_alloc <= sk_.sk_rcvbuf;
+}
+
+// skb_set_owner_r, the tail of sk_receive_queue, rcv_nxt, and the reader's wakeup.
 bool tcp::tcp_queue_rcv(sk_buff* skb) {
-    if (sk_.sk_rmem_alloc > sk_.sk_rcvbuf) {
+    if (!tcp_try_rmem_schedule()) {
         ++stats.rcvq_drops;
         skbs_.kfree_skb(skb);
         return false;
@@ -348,7 +361,7 @@ bool tcp::tcp_queue_rcv(sk_buff* skb) {
 void tcp::tcp_data_queue_ofo(sk_buff* skb) {
     cpu::scope s(k_.core, "tcp_data_queue_ofo");
     k_.exec(path::tcp_ofo_queue);
-    if (sk_.sk_rmem_alloc > sk_.sk_rcvbuf) {
+    if (!tcp_try_rmem_schedule()) {
         ++stats.rcvq_drops;
         skbs_.kfree_skb(skb);
         return;
