@@ -1,0 +1,69 @@
+// TCP into the DUT end to end (E6's setup, short windows): the iperf2 client on the wire, the
+// DUT's receive path on the CPU model. Figures with tolerances; the byte-exact checks are the
+// firmware tests' (tests/firmware/test_tcp.cpp).
+#include "config/config.h"
+#include "platform/simulation.h"
+
+#include <gtest/gtest.h>
+
+namespace fecsim {
+namespace {
+
+using nlohmann::json;
+const std::string e6 = std::string(FECSIM_SOURCE_CONFIG_DIR) + "/experiments/imx8qxp-iperf-rx.json";
+
+json run_e6(std::vector<std::string> sets, double warmup_s = 0.15, double duration_s = 0.1) {
+    run_options o;
+    o.quiet = true;
+    sets.push_back("warmup_s=" + std::to_string(warmup_s));
+    sets.push_back("duration_s=" + std::to_string(duration_s));
+    json r = run_simulation(config::load(e6, sets), o);
+    for (const std::string& line : unbalanced_books(r)) ADD_FAILURE() << line;
+    return r;
+}
+
+// MSS 1448 with timestamps: 1448 payload bytes per 1538 on the wire (preamble, headers, FCS, IFG).
+constexpr double ceiling_mbps = 1000.0 * 1448 / 1538;
+
+TEST(tcp_rx, page_pool_reaches_the_line_rate_ceiling_and_the_books_agree) {
+    const json r = run_e6({});
+    const double goodput = r["rates"]["tcp_goodput_mbps"];
+    EXPECT_NEAR(goodput, ceiling_mbps, ceiling_mbps * 0.01);
+    const json& t = r["dut"]["tcp"];
+    EXPECT_EQ(t["rcvq_drops"], 0);
+    EXPECT_EQ(r["generator"]["tcp"]["retransmissions"], 0);
+    EXPECT_GT(t["gro_merged"].get<double>(), 5 * t["gro_flushes"].get<double>());  // GRO merges most segments
+    // what the reader consumed is what arrived (one 128 KiB read or less behind)
+    EXPECT_NEAR(t["bytes_read"].get<double>(), t["bytes_received"].get<double>(), 131072 + 64 * 1448);
+    EXPECT_GT(t["acks_sent"].get<uint64_t>(), 100u);
+}
+
+TEST(tcp_rx, a_slow_cpu_makes_the_run_cpu_bound_and_the_breakdown_shows_where) {
+    const json r = run_e6({"cpu.cpi=9"});
+    const double goodput = r["rates"]["tcp_goodput_mbps"];
+    EXPECT_LT(goodput, 0.8 * ceiling_mbps);
+    EXPECT_GT(goodput, 100.0);
+    const json& ns = r["cpu"]["core0"]["ns_per_packet"];
+    EXPECT_LT(ns["idle"].get<double>(), 0.02 * ns["compute"].get<double>());  // no idle time left
+    EXPECT_GT(ns["compute"].get<double>(), ns["cache_miss"].get<double>());
+    // the receive path, the ACKs and the reader's copy each show up by kernel function
+    const json& fns = r["cpu"]["core0"]["functions"];
+    for (const char* f : {"tcp_rcv_established", "inet_gro_receive", "__tcp_send_ack", "tcp_recvmsg", "skb_copy_datagram_iter"})
+        EXPECT_TRUE(fns.contains(f)) << f;
+}
+
+TEST(tcp_rx, a_16_entry_ring_loses_frames_and_tcp_recovers) {
+    const json r = run_e6({"driver.rx_ring_size=16"}, 0.3, 0.2);
+    // no descriptor free: the MAC's RX FIFO holds frames, then overflows
+    const json& dropped = r["accounting"]["dut.fec.rx"]["dropped"];
+    EXPECT_GT(dropped.value("fifo_overflow", 0ull) + dropped.value("no_descriptor", 0ull), 0u);
+    const json& g = r["generator"]["tcp"];
+    EXPECT_GT(g["retransmissions"].get<uint64_t>(), 0u);          // and TCP repaired the losses
+    EXPECT_GT(r["dut"]["tcp"]["ofo_delivered"].get<uint64_t>(), 0u);
+    const double goodput = r["rates"]["tcp_goodput_mbps"];
+    EXPECT_GT(goodput, 10.0);  // the transfer goes on
+    EXPECT_LT(goodput, 0.95 * ceiling_mbps);
+}
+
+}  // namespace
+}  // namespace fecsim
