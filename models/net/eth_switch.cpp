@@ -228,16 +228,16 @@ void eth_switch::enqueue(size_t out, frame_ptr f, size_t ingress) {
     port_state& ps = *ports_[out];
     settle(ps);
     const size_t n = f->size();
-    const size_t frames = ps.queue.size() + ps.sent.size();
-    const bool fits = !(p_.queue_frames && frames >= p_.queue_frames) &&
-                      !(p_.queue_bytes && ps.queue_bytes + n > p_.queue_bytes);
+    const ahead_count occ = occupancy(ps);
+    const bool fits = !(p_.queue_frames && occ.frames >= p_.queue_frames) &&
+                      !(p_.queue_bytes && occ.bytes + n > p_.queue_bytes);
     const bool idle = ps.queue.empty();
     bool ahead = false;
     if (fits) {
         const sc_time ready = sim_time() + forwarding_latency_;
         ps.queue_bytes += n;
-        ps.stats.max_queue_frames = std::max<uint64_t>(ps.stats.max_queue_frames, frames + 1);
-        ps.stats.max_queue_bytes = std::max(ps.stats.max_queue_bytes, ps.queue_bytes);
+        ps.stats.max_queue_frames = std::max<uint64_t>(ps.stats.max_queue_frames, occ.frames + 1);
+        ps.stats.max_queue_bytes = std::max(ps.stats.max_queue_bytes, occ.bytes + n);
         // Nothing waits for the scheduler and no control frame can jump ahead: the frame starts
         // when the scheduler would start it (ready, transmitter free, pause over), known now, so
         // the egress link takes it at once and the scheduler's event is saved. A PAUSE received
@@ -308,10 +308,15 @@ eth_switch::ahead_count eth_switch::sent_ahead(const port_state& ps, bool starte
     return c;
 }
 
+// queue_bytes holds the queued frames and every frame sent ahead not yet settled; frames taken
+// early that have not arrived, or sent ahead and started, are not in the queue now.
 eth_switch::ahead_count eth_switch::occupancy(const port_state& ps) {
-    ahead_count c = sent_ahead(ps);
-    c.frames += ps.queue.size();
-    for (size_t i = 0; i < ps.queue.size(); ++i) c.bytes += ps.queue[i].f->size();
+    ahead_count c{ps.queue.size(), ps.queue_bytes};
+    for (size_t i = 0; i < ps.sent.size(); ++i) {
+        const ahead& a = ps.sent[i];
+        if (a.start > sim_time() && a.arrives <= sim_time()) ++c.frames;
+        else c.bytes -= a.bytes;
+    }
     return c;
 }
 
@@ -417,8 +422,9 @@ void eth_switch::reset_stats() {
     stats_ = switch_stats{};
     for (auto& ps : ports_) {
         ps->stats = switch_port_stats{};
-        ps->stats.max_queue_frames = ps->queue.size() + ps->sent.size();
-        ps->stats.max_queue_bytes = ps->queue_bytes;
+        const ahead_count occ = occupancy(*ps);
+        ps->stats.max_queue_frames = occ.frames;
+        ps->stats.max_queue_bytes = occ.bytes;
     }
 }
 

@@ -55,12 +55,18 @@ sc_time link::end_point::send_at(frame_ptr f, const sc_time& earliest) {
     const sc_time arrive = end + owner->propagation_;
     const size_t n = f->size();
     // Frames the far sink took early leave the wire, counted, once they have arrived.
-    while (!wire.empty() && !wire.front().f && wire.front().arrive <= now) owner->count(stats, wire.pop_front().bytes);
-    ++stats.sent;
+    while (!wire.empty() && !wire.front().f && wire.front().arrive <= now) {
+        const in_flight x = wire.pop_front();
+        owner->count(stats, x.bytes);
+        if (!x.counted) ++stats.sent;
+    }
+    // A frame enters the link when it is sent, or, sent ahead, when it starts (as if sent then).
+    const bool ahead = earliest > now;
+    if (!ahead) ++stats.sent;
     // The far sink may take the frame now when nothing sent before it still waits for the event
     // (it sees frames in arrival order) and no tap has to see it arrive; it is counted at `arrive`.
     const bool early = framed == 0 && owner->taps_.empty() && far->frame_arriving(f, arrive);
-    wire.push_back({early ? frame_ptr() : std::move(f), n, start, end, arrive, before});
+    wire.push_back({early ? frame_ptr() : std::move(f), n, start, end, arrive, before, !ahead});
     if (!early && framed++ == 0) arrival.notify(arrive - now);  // otherwise deliver() re-arms
     return free_at;
 }
@@ -69,9 +75,7 @@ frame_ptr link::end_point::withdraw_last(const sc_time& after) {
     if (wire.empty() || wire.back().start <= after) return nullptr;
     if (!wire.back().f) throw std::logic_error(std::string(owner->name()) + ": withdraw_last() of a frame the far sink took");
     in_flight x = wire.pop_back();
-    free_at = x.free_before;
-    if (stats.sent > 0) --stats.sent;
-    else --in_flight_start;  // sent before the window began
+    free_at = x.free_before;  // it had not started: never counted as sent
     if (--framed == 0) arrival.cancel();
     return std::move(x.f);
 }
@@ -83,6 +87,7 @@ void link::deliver(int dir) {
     while (!e.wire.empty() && e.wire.front().arrive <= now) {
         in_flight x = e.wire.pop_front();
         count(e.stats, x.bytes);
+        if (!x.counted) ++e.stats.sent;
         if (!x.f) continue;  // the far sink took it when it was sent
         --e.framed;
         for (auto& tap : taps_) tap(dir, *x.f, x.start, x.end);
@@ -111,8 +116,11 @@ void link::arm(end_point& e, const sc_time& now) {
 link_direction_stats link::stats(int dir) const {
     const end_point& e = ends_[dir];
     link_direction_stats s = e.stats;
-    for (size_t i = 0; i < e.wire.size() && e.wire[i].arrive <= sim_time(); ++i)
-        if (!e.wire[i].f) count(s, e.wire[i].bytes);
+    for (size_t i = 0; i < e.wire.size(); ++i) {
+        const in_flight& x = e.wire[i];
+        if (!x.counted && x.start <= sim_time()) ++s.sent;
+        if (!x.f && x.arrive <= sim_time()) count(s, x.bytes);
+    }
     return s;
 }
 
@@ -126,7 +134,12 @@ void link::reset_stats() {
         // Frames taken early that arrived before the window are not in flight any more.
         while (!e.wire.empty() && !e.wire.front().f && e.wire.front().arrive <= sim_time()) e.wire.pop_front();
         e.stats = link_direction_stats{};
-        e.in_flight_start = e.wire.size();
+        e.in_flight_start = 0;
+        for (size_t i = 0; i < e.wire.size(); ++i) {  // frames sent ahead that start later enter in the window
+            in_flight& x = e.wire[i];
+            if (!x.counted && x.start <= sim_time()) x.counted = true;
+            if (x.counted) ++e.in_flight_start;
+        }
     }
     stats_since_ = sim_time();
 }
@@ -134,7 +147,10 @@ void link::reset_stats() {
 ledger link::books(int dir) const {
     const end_point& e = ends_[dir];
     const link_direction_stats s = stats(dir);
-    return {e.in_flight_start, s.sent, s.frames, {}, e.wire.size() - (s.frames - e.stats.frames)};
+    size_t not_in = s.frames - e.stats.frames;  // taken early and arrived, still on the wire
+    for (size_t i = 0; i < e.wire.size(); ++i)
+        if (!e.wire[i].counted && e.wire[i].start > sim_time()) ++not_in;  // sent ahead, not started
+    return {e.in_flight_start, s.sent, s.frames, {}, e.wire.size() - not_in};
 }
 
 void link::report(nlohmann::json& j) const {

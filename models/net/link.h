@@ -71,6 +71,7 @@ private:
         size_t bytes = 0;
         sc_core::sc_time start, end, arrive;
         sc_core::sc_time free_before;  // the transmitter's free_at before this frame (withdraw_last)
+        bool counted = false;          // in stats.sent: at send(), or (sent ahead) once it started
     };
     // One transmitting end: the eth_tx of the device on that side and the frames it has on the wire.
     struct end_point : eth_tx {
