@@ -86,8 +86,11 @@ nlohmann::json run_simulation(const config& cfg, const run_options& opt) {
                                                       warmup_s + duration_s);
         to_telemetry = [&](const std::vector<std::string>& lines) { sampler->add_lines(lines); };
         if (!opt.quiet)
-            std::fprintf(stderr, "fecsim: telemetry on %s (fecsim watch %s)\n", server->address().c_str(),
-                         server->address().c_str());
+            std::fprintf(stderr, "fecsim: telemetry on %s (fecsim watch %s)%s\n", server->address().c_str(),
+                         server->address().c_str(),
+                         tp.wait_clients ? ("; waiting for " + std::to_string(tp.wait_clients) + " client(s)").c_str()
+                                         : "");
+        server->wait_for_clients(tp.wait_clients);
     }
     // Live output covers the measurement window, as the modelled tool started with it would.
     live_monitor monitor("live", [&](double interval_s) { return chip.live_lines(interval_s); }, warmup_s,

@@ -5,9 +5,11 @@
 
 #include <boost/asio.hpp>
 
+#include <condition_variable>
 #include <cstdio>
 #include <deque>
 #include <list>
+#include <mutex>
 #include <thread>
 
 namespace fecsim {
@@ -40,6 +42,7 @@ bool telemetry_params_from(const config& cfg, telemetry_params& p) {
     p.port = hp.port;
     p.interval_s = t.number("interval_s");
     p.queue_lines = size_t(t.integer("queue_lines"));
+    p.wait_clients = unsigned(t.integer("wait_clients"));
     return true;
 }
 
@@ -62,12 +65,20 @@ struct telemetry_server::io {
     std::thread thread;
     bool closing = false;
     bool drop_logged = false;
+    std::mutex accepted_mutex;  // the simulation's thread may wait for clients
+    std::condition_variable accepted_changed;
+    unsigned accepted = 0;
 
     void accept() {
         acceptor.async_accept([this](const boost::system::error_code& ec, tcp::socket s) {
             if (ec) return;  // closed
             auto c = std::make_shared<client>(std::move(s));
             clients.push_back(c);
+            {
+                const std::lock_guard lock(accepted_mutex);
+                ++accepted;
+            }
+            accepted_changed.notify_all();
             read(c);
             accept();
         });
@@ -120,6 +131,11 @@ telemetry_server::telemetry_server(const config& cfg, const telemetry_params& p)
 }
 
 telemetry_server::~telemetry_server() { close(); }
+
+void telemetry_server::wait_for_clients(unsigned n) {
+    std::unique_lock lock(io_->accepted_mutex);
+    io_->accepted_changed.wait(lock, [&] { return io_->accepted >= n; });
+}
 
 void telemetry_server::publish(std::string line) {
     line += '\n';

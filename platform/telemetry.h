@@ -25,6 +25,7 @@ struct telemetry_params {
     uint16_t port = 0;           // 0: any free port
     double interval_s = 0.1;     // simulated time between two objects
     size_t queue_lines = 256;    // per client
+    unsigned wait_clients = 0;   // connected clients the run waits for before simulating
 };
 
 // Reads the telemetry section; false when telemetry.listen is empty. A non-loopback address
@@ -37,6 +38,8 @@ public:
     telemetry_server(const config& cfg, const telemetry_params& p);
     ~telemetry_server();
 
+    // Blocks until `n` clients have connected (counting those that already left).
+    void wait_for_clients(unsigned n);
     // Queues `line` (no newline) for every client; any thread, never blocks.
     void publish(std::string line);
     // Sends what is queued (for at most a second), then closes every connection.

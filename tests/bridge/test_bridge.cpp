@@ -363,7 +363,7 @@ uint16_t await_telemetry(const run& r) {
 }
 
 TEST(telemetry, one_json_object_per_interval_with_the_runs_own_lines) {
-    run r(telemetry_args("127.0.0.1:0", {"--set", "telemetry.interval_s=0.1"}));
+    run r(telemetry_args("127.0.0.1:0", {"--set", "telemetry.interval_s=0.1", "--set", "telemetry.wait_clients=1"}));
     const uint16_t port = await_telemetry(r);
     ASSERT_NE(port, 0);
     const int fd = connect_to(port);
@@ -377,6 +377,8 @@ TEST(telemetry, one_json_object_per_interval_with_the_runs_own_lines) {
     std::istringstream lines(stream);
     for (std::string l; std::getline(lines, l);) objects.push_back(nlohmann::json::parse(l));
     ASSERT_GE(objects.size(), 5u);
+    // The run waited for this client (telemetry.wait_clients): it saw the first interval.
+    EXPECT_DOUBLE_EQ(objects.front()["simulated_s"].get<double>(), 0.1);
     const auto& last = objects.back();
     EXPECT_DOUBLE_EQ(last["simulated_s"].get<double>(), 1.01);
     EXPECT_EQ(last["phase"], "measure");
@@ -404,7 +406,8 @@ TEST(telemetry, one_json_object_per_interval_with_the_runs_own_lines) {
 TEST(telemetry, a_stuck_client_loses_its_oldest_lines_counted_and_the_run_finishes) {
     const fs::path out = fs::temp_directory_path() / ("fecsim-telemetry-" + std::to_string(::getpid()) + ".json");
     run r(telemetry_args("127.0.0.1:0", {"--set", "duration_s=0.2", "--set", "telemetry.interval_s=0.0001", "--set",
-                                         "telemetry.queue_lines=4", "--out", out.string()}));
+                                         "telemetry.queue_lines=4", "--set", "telemetry.wait_clients=1", "--out",
+                                         out.string()}));
     const uint16_t port = await_telemetry(r);
     ASSERT_NE(port, 0);
     const int stuck = connect_to(port, 4096);  // never reads
