@@ -217,11 +217,13 @@ void core::read(addr_t a, void* dst, size_t len) {
         ++stats_.uncached_reads;
         uncached_read(a, dst, len);
         break;
-    case mem::mem_attr::device:
+    case mem::mem_attr::device: {
         ++stats_.mmio_reads;
-        sync();  // the device must see the read at the core's time
-        charge(cost::mmio, bus(tlm::TLM_READ_COMMAND, a, dst, len, SC_ZERO_TIME));
+        sync_if_due();
+        const sc_time local = qk_.get_local_time();
+        charge(cost::mmio, bus(tlm::TLM_READ_COMMAND, a, dst, len, local) - local);
         break;
+    }
     }
     maybe_sync();
 }
@@ -244,7 +246,7 @@ void core::store(addr_t a, const void* src, size_t len) {
         break;
     case mem::mem_attr::device:
         ++stats_.mmio_writes;
-        sync();
+        sync_if_due();
         posted_write(r, a, src, len, cost::mmio);
         break;
     }

@@ -217,6 +217,12 @@ private:
         if (others_due()) sync();
         else qk_.pass_sync_point();
     }
+    // Before an MMIO access. The device sees the access at its annotated time (the b_transport
+    // delay) and applies every effect then, so a sync first only matters when something else is
+    // due by the core's time: otherwise the device and everything after it see the same thing.
+    void sync_if_due() {
+        if (others_due()) sync();
+    }
     void wait_until(const sc_core::sc_time& t, cost c) {
         if (t > now()) charge(c, t - now());
     }

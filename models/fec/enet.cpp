@@ -125,7 +125,7 @@ void enet::declare_registers() {
         const uint32_t div = (regs_.get(MSCR) >> MSCR_MII_SPEED_SHIFT) & MSCR_MII_SPEED_MASK;
         if (div == 0) return;  // MDC off: the transfer never completes
         const double ns = p_.mdio_clock_mhz > 0 ? mdio_frame_bits * (div + 1) * 2 * 1e3 / p_.mdio_clock_mhz : 0;
-        schedule_eir(FEC_ENET_MII, sim_time() + access_delay_ + sc_time(ns, SC_NS));
+        schedule_eir(FEC_ENET_MII, now() + sc_time(ns, SC_NS));
     };
     regs_.add("MSCR", MSCR, 0, reg_access::rw, 0x7FE);
     auto& mibc = regs_.add("MIBC", MIBC, MIBC_DIS | MIBC_IDLE, reg_access::rw, MIBC_DIS | MIBC_CLEAR);
@@ -135,7 +135,7 @@ void enet::declare_registers() {
         [this](reg&, uint32_t, uint32_t) { evaluate_flow_control(); };
     auto& tcr = regs_.add("TCR", TCR, 0, reg_access::rw, 0x3EF);
     tcr.on_read = [this](const reg& r) {
-        return r.value | (tx_pause_.paused(sim_time()) ? TCR_RFC_PAUSE : 0);
+        return r.value | (tx_pause_.paused(now()) ? TCR_RFC_PAUSE : 0);
     };
     tcr.on_write = [this](reg& r, uint32_t old, uint32_t) {
         if (r.value & TCR_TFC_PAUSE) {  // software-requested PAUSE, bit clears once sent
@@ -196,7 +196,7 @@ void enet::declare_registers() {
     // 1588 timer: storage only; CAPTURE latches the simulated time in ns into ATVR.
     regs_.add("ATCR", ATCR, 0).on_write = [this](reg& r, uint32_t, uint32_t) {
         if (r.value & ATCR_CAPTURE) {
-            regs_.set(ATVR, ns32(sim_time() + access_delay_));
+            regs_.set(ATVR, ns32(now()));
             r.value &= ~ATCR_CAPTURE;
         }
     };
@@ -228,7 +228,7 @@ void enet::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
     const uint64_t off = gp.get_address();
     uint32_t v = 0;
     bool ok = false;
-    access_delay_ = delay;  // side effects happen at the initiator's local time
+    access_delay_ = delay;  // every effect happens at the access's annotated time: now()
     if (off < enet_window_bytes) {
         if (gp.is_read()) {
             ok = regs_.read(uint32_t(off), v);
@@ -296,7 +296,7 @@ void enet::reset_engines() {
         rx_ic_[q].fired();
         tx_ic_[q].fired();
     }
-    tx_pause_.stop(sim_time());
+    tx_pause_.stop(now());
     xoff_ = false;
     fc_ev_.cancel();
     gra_pending_ = false;
@@ -339,7 +339,8 @@ void enet::write_ic(bool rx, unsigned q, uint32_t v) {
 }
 
 // Recomputes the lines from EIR & EIMR. The ports are driven by irq_method alone (a signal has
-// one writer), one delta cycle later; callers may be the CPU thread or any engine.
+// one writer) at now(): one delta cycle later from an engine, at the annotated time of a
+// register write (EIR, EIMR, ...).
 void enet::update_irq() {
     const uint32_t active = regs_.get(EIR) & regs_.get(EIMR);
     bool changed = false;
@@ -347,7 +348,9 @@ void enet::update_irq() {
     for (unsigned l = 0; l < max_irq_lines; ++l)
         if (active & line_bits[l]) irq_level_[std::min(l, p_.irq_lines - 1)] = true;
     for (unsigned l = 0; l < max_irq_lines; ++l) changed = changed || irq_level_[l] != irq_state_[l];
-    if (changed) irq_ev_.notify(SC_ZERO_TIME);
+    if (!changed) return;
+    irq_due_ = now();
+    irq_ev_.notify(access_delay_);
 }
 
 void enet::raise(uint32_t bits) {
@@ -356,13 +359,12 @@ void enet::raise(uint32_t bits) {
 }
 
 void enet::schedule_eir(uint32_t bits, const sc_time& at) {
-    const sc_time now = sim_time();
-    if (at <= now) {
+    if (at <= now()) {
         raise(bits);
         return;
     }
     pending_.push_back({at, bits});
-    irq_ev_.notify(at - now);  // an earlier notification replaces a later one
+    irq_ev_.notify(at - sim_time());  // an earlier notification replaces a later one
 }
 
 void enet::frame_interrupt(bool rx, unsigned q, const sc_time& at) {
@@ -403,10 +405,14 @@ void enet::irq_method() {
         }
     }
     if (bits) raise(bits);
-    for (unsigned l = 0; l < max_irq_lines; ++l) {
-        if (irq_level_[l] == irq_state_[l]) continue;
-        irq_state_[l] = irq_level_[l];
-        irq[l].write(irq_level_[l]);
+    if (irq_due_ > now) {  // woken early for another reason: a register write's effect is later
+        consider(irq_due_);
+    } else {
+        for (unsigned l = 0; l < max_irq_lines; ++l) {
+            if (irq_level_[l] == irq_state_[l]) continue;
+            irq_state_[l] = irq_level_[l];
+            irq[l].write(irq_level_[l]);
+        }
     }
     if (have_next) irq_ev_.notify(next - now);
 }
@@ -745,7 +751,7 @@ void enet::evaluate_flow_control() {
     const size_t words = rsem & RSEM_WORDS_MASK, frames = (rsem >> RSEM_FRAMES_SHIFT) & RSEM_FRAMES_MASK;
     const bool full = (words && rx_level_ >= words * fifo_word_bytes) || (frames && rx_count_ >= frames);
     const bool want = (regs_.get(RCR) & RCR_FCE) && enabled() && full;
-    const sc_time now = sim_time();
+    const sc_time now = this->now();
     if (want == xoff_ && !(want && now >= xoff_refresh_at_)) return;
     xoff_ = want;
     const uint16_t quanta = want ? uint16_t(regs_.get(OPD) & OPD_PAUSE_DUR_MASK) : 0;
@@ -757,7 +763,7 @@ void enet::evaluate_flow_control() {
     const sc_time half = pause_duration(quanta) / 2.0;
     xoff_refresh_at_ = now + half;
     fc_ev_.cancel();  // a refresh sent from another path replaces the pending one
-    fc_ev_.notify(half);
+    fc_ev_.notify(access_delay_ + half);
 }
 
 void enet::fc_method() {
@@ -770,11 +776,13 @@ void enet::fc_method() {
 void enet::send_pause(uint16_t quanta) {
     net::frame_ptr f = net::frame_pool::instance().get();
     net::make_pause(*f, mac_address(), quanta, uint16_t(regs_.get(OPD) >> 16));
-    f->created = sim_time();
+    const sc_time at = now();
+    f->created = at;
     count_mib_tx(*f, true);
     ++stats_.pause_frames_sent;
-    if (wire_) wire_->send(std::move(f));
-    else ++stats_.tx_no_link_drops;
+    if (!wire_) ++stats_.tx_no_link_drops;
+    else if (at > sim_time() && wire_->sends_ahead()) wire_->send_at(std::move(f), at);  // from a register write
+    else wire_->send(std::move(f));
 }
 
 void enet::count_mib_tx(const net::frame& f, bool pause) {

@@ -16,6 +16,7 @@
 #include "models/fec/reg_table.h"
 #include "models/net/eth_port.h"
 #include "models/net/mac_control.h"
+#include "models/sim_time.h"
 
 #include <nlohmann/json.hpp>
 #include <systemc>
@@ -230,8 +231,12 @@ private:
     net::eth_tx* wire_ = nullptr;
     tlm::tlm_generic_payload gp_;
     sc_core::sc_time access_delay_;  // annotated delay of the MMIO access being served
+    // The time the ENET acts at: the annotated time of the register access being served (the
+    // core does not sync before it), SystemC time in the engines.
+    sc_core::sc_time now() const { return sim_time() + access_delay_; }
     bool irq_level_[max_irq_lines] = {};  // wanted by EIR & EIMR
     bool irq_state_[max_irq_lines] = {};  // driven on the ports
+    sc_core::sc_time irq_due_;            // when irq_level_ takes effect
 
     // RX
     std::vector<rx_entry> rx_fifo_;  // circular, capacity fixed at construction

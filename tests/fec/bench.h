@@ -55,8 +55,10 @@ struct test_wire : net::eth_tx {
     sc_time free_at;
     std::vector<sent> log;
 
-    sc_time send(net::frame_ptr f) override {
-        const sc_time start = std::max(sc_core::sc_time_stamp(), free_at);
+    sc_time send(net::frame_ptr f) override { return send_at(std::move(f), sc_core::sc_time_stamp()); }
+    bool sends_ahead() const override { return true; }
+    sc_time send_at(net::frame_ptr f, const sc_time& earliest) override {
+        const sc_time start = std::max({sc_core::sc_time_stamp(), earliest, free_at});
         log.push_back({start, f->bytes});
         free_at = start + net::wire_time(f->size(), mbps);
         return free_at;
@@ -120,6 +122,10 @@ struct bench : sc_core::sc_module {
     }
     void wr(uint32_t off, uint32_t v) {
         EXPECT_EQ(cpu.write(fec_base + off, &v, 4).status, tlm::TLM_OK_RESPONSE) << "write " << off;
+    }
+    // A write annotated `delay` after now, as a temporally decoupled core makes it.
+    void wr_at(uint32_t off, uint32_t v, const sc_time& delay) {
+        EXPECT_EQ(cpu.transport(tlm::TLM_WRITE_COMMAND, fec_base + off, &v, 4, delay).status, tlm::TLM_OK_RESPONSE);
     }
 
     // ---- memory + descriptors ----

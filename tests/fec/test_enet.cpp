@@ -535,6 +535,69 @@ TEST(enet, received_pause_stops_tx_for_the_quanta) {
     });
 }
 
+// A register write acts at its annotated time (the LT b_transport delay of a core that did not
+// sync first): the interrupt line follows EIMR and EIR then, a TCR.TFC_PAUSE PAUSE starts then.
+TEST(enet, register_writes_act_at_their_annotated_time) {
+    fresh_simulation();
+    run_bench([](bench& b) {
+        b.restart(2, 2);
+        b.wr(MSCR, 1 << 1);
+        b.wr(MMFR, 0x60000000);  // an MDIO write: MII once the frame is out (< 1 us)
+        wait(us1);
+        ASSERT_TRUE(b.rd(EIR) & FEC_ENET_MII);
+        EXPECT_FALSE(b.irq[0].read());
+        const sc_time t0 = sc_core::sc_time_stamp(), d(300, SC_NS);
+        b.wr_at(EIMR, FEC_ENET_MII, d);
+        EXPECT_EQ(b.rd(EIMR), FEC_ENET_MII);  // the register holds the value at once
+        wait(d - sc_time(1, SC_NS));
+        EXPECT_FALSE(b.irq[0].read());
+        wait(sc_time(2, SC_NS));
+        EXPECT_TRUE(b.irq[0].read());
+        ASSERT_EQ(b.irq_rises[0].size(), 1u);
+        EXPECT_EQ(b.irq_rises[0][0], t0 + d);
+
+        const sc_time t1 = sc_core::sc_time_stamp(), d1(200, SC_NS);
+        b.wr_at(EIR, FEC_ENET_MII, d1);  // w1c
+        wait(d1 - sc_time(1, SC_NS));
+        EXPECT_TRUE(b.irq[0].read());
+        wait(sc_time(2, SC_NS));
+        EXPECT_FALSE(b.irq[0].read());
+
+        const sc_time t2 = sc_core::sc_time_stamp(), d2(250, SC_NS);
+        b.wr(OPD, 0x10);
+        b.wr_at(TCR, TCR_FDEN | TCR_TFC_PAUSE, d2);
+        ASSERT_EQ(b.wire.log.size(), 1u);
+        EXPECT_TRUE(is_pause(b.wire.log[0].bytes, 0x10));
+        EXPECT_EQ(b.wire.log[0].start, t2 + d2);
+        (void)t1;
+    });
+}
+
+// A TDAR write annotated 400 ns ahead puts the frame on the wire when the same write made at that
+// time does.
+TEST(enet, tdar_write_annotated_ahead_starts_the_frame_as_a_write_at_that_time) {
+    sc_time start[2];
+    for (bool annotated : {false, true}) {
+        fresh_simulation();
+        run_bench([&](bench& b) {
+            b.restart(2, 4);
+            b.queue_tx(0, 4, make_frame(64, peer_mac));
+            const sc_time d(400, SC_NS);
+            if (annotated) {
+                b.wr_at(TDAR, 0, d);
+            } else {
+                wait(d);
+                b.wr(TDAR, 0);
+            }
+            wait(10 * us1);
+            ASSERT_EQ(b.wire.log.size(), 1u);
+            start[annotated] = b.wire.log[0].start;
+        });
+    }
+    EXPECT_EQ(start[1], start[0]);
+    EXPECT_GT(start[0], sc_time(400, SC_NS));
+}
+
 // The pause quantum is 512 bit-times at the link's speed: 5.12 us at 100 Mbit/s. Without
 // RCR.FCE the MAC does not act on PAUSE (the frame goes to the address filter like any other).
 TEST(enet, received_pause_lasts_512_bit_times_per_quantum_at_the_link_speed) {
