@@ -144,7 +144,7 @@ void enet::declare_registers() {
         }
         if ((r.value ^ old) & TCR_GTS) {
             gra_pending_ = r.value & TCR_GTS;
-            tx_ev_.notify(access_delay_);
+            tx_wake(access_delay_);
         }
     };
     regs_.add("PALR", PALR, 0);
@@ -287,6 +287,7 @@ void enet::reset_engines() {
     for (auto& e : tx_q_) e.f.reset();
     tx_head_ = tx_count_ = tx_level_ = 0;
     tx_ev_.cancel();
+    tx_wake_pending_ = false;
     for (unsigned q = 0; q < max_queues; ++q) {
         regs_.set(rdar_off[q], 0);
         regs_.set(tdar_off[q], 0);
@@ -323,7 +324,10 @@ void enet::write_tdar(unsigned q, reg& r) {
         return;
     }
     r.value = DES_ACTIVE;
-    tx_ev_.notify(access_delay_);
+    // An idle engine (no frame fetched, no wake-up pending) starts at the write's annotated time
+    // at once, without an event: nothing it holds or waits for changes before then.
+    if (tx_count_ == 0 && !tx_wake_pending_) tx_run();
+    else tx_wake(access_delay_);
 }
 
 double enet::coalesce_clock_mhz(uint32_t ic) const {
@@ -549,7 +553,7 @@ void enet::handle_pause_frame(const net::frame& f) {
     ++stats_.pause_frames_received;
     const uint16_t quanta = uint16_t(net::pause_quanta(f));
     tx_pause_.start(sim_time(), pause_duration(quanta));
-    if (quanta == 0) tx_ev_.notify(SC_ZERO_TIME);  // XON: waiting frames go at once
+    if (quanta == 0) tx_wake(SC_ZERO_TIME);  // XON: waiting frames go at once
 }
 
 sc_time enet::pause_duration(uint16_t quanta) const {
@@ -931,10 +935,24 @@ void enet::tx_complete(tx_entry& e, sc_time& delay) {
     }
 }
 
+// tx_ev_ keeps its earliest notification; the engine remembers that one is pending.
+void enet::tx_wake(const sc_time& delay) {
+    const sc_time at = sim_time() + delay;
+    if (!tx_wake_pending_ || at < tx_wake_at_) tx_wake_at_ = at, tx_wake_pending_ = true;
+    tx_ev_.notify(delay);
+}
+
 void enet::tx_method() {
     sim_stats::count_event();
+    tx_wake_pending_ = false;
+    tx_run();
+}
+
+// One step of the TX engine at SystemC time, or at the annotated time of a TDAR write (its DMA
+// carries access_delay_; a frame fetched then is ready after it, so none starts before then).
+void enet::tx_run() {
     const sc_time now = sim_time();
-    sc_time d = SC_ZERO_TIME;
+    sc_time d = access_delay_;
     // 1. frames whose last bit has left: write-back
     while (tx_count_ > 0 && tx_q_[tx_head_].sent && tx_q_[tx_head_].end <= now) {
         tx_entry& e = tx_q_[tx_head_];
@@ -987,7 +1005,7 @@ void enet::tx_schedule() {
             break;
         }
     }
-    if (have) tx_ev_.notify(next > now ? next - now : SC_ZERO_TIME);
+    if (have) tx_wake(next > now ? next - now : SC_ZERO_TIME);
 }
 
 // ------------------------------------------------------------------------------------------

@@ -201,6 +201,8 @@ private:
         std::vector<rx_wb> bds;  // descriptors of the frame (capacity kept across reuse)
     };
     void tx_method();
+    void tx_run();
+    void tx_wake(const sc_core::sc_time& delay);
     void tx_complete(tx_entry& e, sc_core::sc_time& delay);
     bool tx_fetch(sc_core::sc_time& delay);
     bool tx_fetch_ring(unsigned ring, tx_entry& e, sc_core::sc_time& delay);
@@ -262,6 +264,8 @@ private:
     sc_core::sc_time ifg_time_;      // the inter-frame gap at that rate
     bool gra_pending_ = false;
     sc_core::sc_event tx_ev_;
+    sc_core::sc_time tx_wake_at_;    // earliest pending notification of tx_ev_ (tx_wake)
+    bool tx_wake_pending_ = false;
 
     // flow control
     bool xoff_ = false;              // the partner was last sent XOFF

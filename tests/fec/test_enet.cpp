@@ -573,29 +573,44 @@ TEST(enet, register_writes_act_at_their_annotated_time) {
     });
 }
 
-// A TDAR write annotated 400 ns ahead puts the frame on the wire when the same write made at that
-// time does.
-TEST(enet, tdar_write_annotated_ahead_starts_the_frame_as_a_write_at_that_time) {
-    sc_time start[2];
-    for (bool annotated : {false, true}) {
+// A TDAR write to an idle TX engine, annotated 400 ns ahead, fetches the frame at once (its DMA
+// carries the write's time) without an event of the engine's own: the frame starts on the wire,
+// and its descriptor is written back, as when the engine's event handles a write made at that
+// time (forced here by a GTS toggle that leaves a wake-up pending).
+TEST(enet, tdar_write_to_an_idle_engine_starts_it_at_the_annotated_time_without_an_event) {
+    sc_time start[2], stamp[2];
+    uint64_t events[2];
+    for (bool inline_kick : {false, true}) {
         fresh_simulation();
         run_bench([&](bench& b) {
             b.restart(2, 4);
             b.queue_tx(0, 4, make_frame(64, peer_mac));
             const sc_time d(400, SC_NS);
-            if (annotated) {
+            const uint64_t e0 = sim_stats::kernel_events;
+            if (inline_kick) {
                 b.wr_at(TDAR, 0, d);
+                EXPECT_EQ(b.dut.stats().tx_fetched, 1u);  // fetched during the write
+                EXPECT_EQ(sim_stats::kernel_events, e0);
             } else {
                 wait(d);
+                b.wr(TCR, TCR_FDEN | TCR_GTS);
+                b.wr(TCR, TCR_FDEN);  // the engine has a wake-up pending: TDAR waits for it
                 b.wr(TDAR, 0);
+                EXPECT_EQ(b.dut.stats().tx_fetched, 0u);
             }
             wait(10 * us1);
             ASSERT_EQ(b.wire.log.size(), 1u);
-            start[annotated] = b.wire.log[0].start;
+            start[inline_kick] = b.wire.log[0].start;
+            const bd wb = b.read_bd(tx_ring_addr);
+            EXPECT_FALSE(wb.sc & BD_ENET_TX_READY);
+            stamp[inline_kick] = sc_time(double(wb.ts), SC_NS);
+            events[inline_kick] = sim_stats::kernel_events - e0;
         });
     }
-    EXPECT_EQ(start[1], start[0]);
     EXPECT_GT(start[0], sc_time(400, SC_NS));
+    EXPECT_EQ(start[1], start[0]);
+    EXPECT_EQ(stamp[1], stamp[0]);
+    EXPECT_EQ(events[0] - events[1], 1u);  // the engine's kick event
 }
 
 // The pause quantum is 512 bit-times at the link's speed: 5.12 us at 100 Mbit/s. Without
