@@ -324,9 +324,10 @@ void enet::write_tdar(unsigned q, reg& r) {
         return;
     }
     r.value = DES_ACTIVE;
-    // An idle engine (no frame fetched, no wake-up pending) starts at the write's annotated time
-    // at once, without an event: nothing it holds or waits for changes before then.
-    if (tx_count_ == 0 && !tx_wake_pending_) tx_run();
+    // When the engine's next step of its own (end of a frame, a frame's start) comes after the
+    // write's annotated time, nothing it holds or waits for changes before then: the write runs
+    // the step at that time at once, without an event.
+    if (!tx_wake_pending_ || tx_wake_at_ > now()) tx_run();
     else tx_wake(access_delay_);
 }
 

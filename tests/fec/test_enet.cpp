@@ -573,44 +573,57 @@ TEST(enet, register_writes_act_at_their_annotated_time) {
     });
 }
 
-// A TDAR write to an idle TX engine, annotated 400 ns ahead, fetches the frame at once (its DMA
-// carries the write's time) without an event of the engine's own: the frame starts on the wire,
-// and its descriptor is written back, as when the engine's event handles a write made at that
-// time (forced here by a GTS toggle that leaves a wake-up pending).
-TEST(enet, tdar_write_to_an_idle_engine_starts_it_at_the_annotated_time_without_an_event) {
-    sc_time start[2], stamp[2];
-    uint64_t events[2];
-    for (bool inline_kick : {false, true}) {
-        fresh_simulation();
-        run_bench([&](bench& b) {
-            b.restart(2, 4);
-            b.queue_tx(0, 4, make_frame(64, peer_mac));
-            const sc_time d(400, SC_NS);
-            const uint64_t e0 = sim_stats::kernel_events;
-            if (inline_kick) {
-                b.wr_at(TDAR, 0, d);
-                EXPECT_EQ(b.dut.stats().tx_fetched, 1u);  // fetched during the write
-                EXPECT_EQ(sim_stats::kernel_events, e0);
-            } else {
-                wait(d);
-                b.wr(TCR, TCR_FDEN | TCR_GTS);
-                b.wr(TCR, TCR_FDEN);  // the engine has a wake-up pending: TDAR waits for it
-                b.wr(TDAR, 0);
-                EXPECT_EQ(b.dut.stats().tx_fetched, 0u);
-            }
-            wait(10 * us1);
-            ASSERT_EQ(b.wire.log.size(), 1u);
-            start[inline_kick] = b.wire.log[0].start;
-            const bd wb = b.read_bd(tx_ring_addr);
-            EXPECT_FALSE(wb.sc & BD_ENET_TX_READY);
-            stamp[inline_kick] = sc_time(double(wb.ts), SC_NS);
-            events[inline_kick] = sim_stats::kernel_events - e0;
-        });
+// A TDAR write annotated 400 ns ahead, to an idle TX engine or while a frame is on the wire
+// (the engine's own next step, that frame's end, comes later), fetches the new frame at once
+// (its DMA carries the write's time) without an event of the engine's own: the frames start on
+// the wire, and their descriptors are written back, as when the engine's event handles a write
+// made at that time (forced here by a GTS toggle that leaves a wake-up pending).
+TEST(enet, tdar_write_runs_the_tx_engine_at_the_annotated_time_without_an_event) {
+    for (bool busy : {false, true}) {
+        std::vector<sc_time> start[2], stamp[2];
+        uint64_t events[2];
+        for (bool inline_kick : {false, true}) {
+            fresh_simulation();
+            run_bench([&](bench& b) {
+                b.restart(2, 4);
+                if (busy) {
+                    b.queue_tx(0, 4, make_frame(1518, peer_mac));  // 12 us on the wire
+                    b.wr(TDAR, 0);
+                    wait(2 * us1);
+                    ASSERT_EQ(b.wire.log.size(), 1u);
+                }
+                const unsigned i = busy ? 1 : 0;
+                b.queue_tx(i, 4, make_frame(64, peer_mac));
+                const sc_time d(400, SC_NS);
+                const uint64_t e0 = sim_stats::kernel_events;
+                const uint64_t fetched = b.dut.stats().tx_fetched;
+                if (inline_kick) {
+                    b.wr_at(TDAR, 0, d);
+                    EXPECT_EQ(b.dut.stats().tx_fetched, fetched + 1);  // fetched during the write
+                    EXPECT_EQ(sim_stats::kernel_events, e0);
+                } else {
+                    wait(d);
+                    b.wr(TCR, TCR_FDEN | TCR_GTS);
+                    b.wr(TCR, TCR_FDEN);  // the engine has a wake-up pending: TDAR waits for it
+                    b.wr(TDAR, 0);
+                    EXPECT_EQ(b.dut.stats().tx_fetched, fetched);
+                }
+                wait(20 * us1);
+                ASSERT_EQ(b.wire.log.size(), i + 1);
+                for (unsigned k = 0; k <= i; ++k) {
+                    start[inline_kick].push_back(b.wire.log[k].start);
+                    const bd wb = b.read_bd(tx_ring_addr + k * b.bsz());
+                    EXPECT_FALSE(wb.sc & BD_ENET_TX_READY);
+                    stamp[inline_kick].push_back(sc_time(double(wb.ts), SC_NS));
+                }
+                events[inline_kick] = sim_stats::kernel_events - e0;
+            });
+        }
+        EXPECT_GT(start[0].back(), sc_time(busy ? 2400 : 400, SC_NS)) << busy;
+        EXPECT_EQ(start[1], start[0]) << busy;
+        EXPECT_EQ(stamp[1], stamp[0]) << busy;
+        EXPECT_EQ(events[0] - events[1], 1u) << busy;  // the engine's kick event
     }
-    EXPECT_GT(start[0], sc_time(400, SC_NS));
-    EXPECT_EQ(start[1], start[0]);
-    EXPECT_EQ(stamp[1], stamp[0]);
-    EXPECT_EQ(events[0] - events[1], 1u);  // the engine's kick event
 }
 
 // The pause quantum is 512 bit-times at the link's speed: 5.12 us at 100 Mbit/s. Without
