@@ -45,7 +45,7 @@ public:
     line* find(uint64_t la) {
         line* set = &lines_[(la & set_mask_) * ways_];
         for (uint32_t w = 0; w < ways_; ++w)
-            if ((set[w].flags & valid) && set[w].tag == la) return &set[w];
+            if (set[w].tag == la && (set[w].flags & valid)) return &set[w];  // tag first: most ways differ
         return nullptr;
     }
     void use(line* l) { l->stamp = ++clock_; }

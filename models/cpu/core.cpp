@@ -125,7 +125,7 @@ static void check_params(const std::string& who, const core_params& p) {
 // Construction
 
 // Replacement streams: seed 1 gives the streams of the releases before `seed` reached them.
-core::core(sc_core::sc_module_name name, int id, const core_params& p, const mem::router& map, cache* shared_l2)
+core::core(sc_core::sc_module_name name, int id, const core_params& p, mem::router& map, cache* shared_l2)
     : sc_module(name), socket("socket"), irq("irq", (check_params(basename(), p), p.irq_lines)), id_(id), p_(p),
       map_(map), period_ns_(1e3 / p.clock_mhz), l1_hit_(cycles(p.l1d.hit_cycles)), l2_hit_(cycles(p.l2.hit_cycles)),
       evict_wb_(cycles(p.evict_writeback_cycles)), posted_(cycles(p.posted_write_cycles)), dmb_(cycles(p.dmb_cycles)),
@@ -597,7 +597,7 @@ sc_time core::bus(tlm::tlm_command cmd, addr_t a, void* data, size_t len, sc_tim
     gp_.set_byte_enable_ptr(nullptr);
     gp_.set_dmi_allowed(false);
     gp_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    socket->b_transport(gp_, delay);
+    map_.transport(gp_, delay);  // = socket->b_transport(gp_, delay), one call
     if (gp_.is_response_error()) fault("bus error (" + gp_.get_response_string() + ") at", a);
     return delay;
 }

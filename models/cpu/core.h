@@ -90,9 +90,10 @@ public:
     tlm_utils::simple_initiator_socket<core> socket;  // bind to the router's `in`
     sc_core::sc_vector<sc_core::sc_in<bool>> irq;     // params.irq_lines; unbound lines read low
 
-    // `map` gives every address's memory attribute (the router the socket is bound to).
+    // `map` gives every address's memory attribute; it is the router the socket is bound to, and
+    // timed accesses go to it by a direct call (router::transport, what the socket would do).
     // `shared_l2` is the cluster's last-level cache; nullptr makes the core own a private one.
-    core(sc_core::sc_module_name name, int id, const core_params& p, const mem::router& map,
+    core(sc_core::sc_module_name name, int id, const core_params& p, mem::router& map,
          cache* shared_l2 = nullptr);
     ~core() override;
 
@@ -229,7 +230,7 @@ private:
 
     int id_;
     core_params p_;
-    const mem::router& map_;
+    mem::router& map_;
     double period_ns_;
     sc_core::sc_time l1_hit_, l2_hit_, evict_wb_, posted_, dmb_, dsb_, maint_absent_, maint_clean_, maint_dirty_;
     sc_core::sc_time irq_entry_, irq_exit_, outer_line_, outer_sync_;

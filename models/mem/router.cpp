@@ -53,44 +53,47 @@ void router::add_region(const region& r) {
                                 [](const region& a, uint64_t b) { return a.base < b; });
     const auto i = pos - regions_.begin();
     regions_.insert(pos, r);
-    region_target_.insert(region_target_.begin() + i, t);
-    region_latency_.insert(region_latency_.begin() + i, sc_core::sc_time(r.latency_ns, sc_core::SC_NS));
-    spans_.insert(spans_.begin() + i, span{r.base, r.size});
-    last_ = nullptr;
+    routes_.insert(routes_.begin() + i, route{r.base, r.size, r.offset, sc_core::sc_time(r.latency_ns, sc_core::SC_NS),
+                                              direct_ddr_[static_cast<size_t>(t)], t});
+    pages_.fill(page_hint{});  // indices moved
 }
 
-const region* router::decode(uint64_t addr) const {
-    if (spans_.size() <= linear_scan_max) {
-        // addr - base wraps to a huge value below base, so one compare covers both bounds.
-        const span* s = spans_.data();
-        if (last_span_ < spans_.size() && addr - s[last_span_].base < s[last_span_].size) return &regions_[last_span_];
-        for (size_t i = 0; i < spans_.size(); ++i)
-            if (addr - s[i].base < s[i].size) return &regions_[last_span_ = i];
-        return nullptr;
+ptrdiff_t router::search(uint64_t addr) const {
+    const route* s = routes_.data();
+    const size_t n = routes_.size();
+    ptrdiff_t i = -1;
+    // addr - base wraps to a huge value below base, so one compare covers both bounds.
+    if (n <= linear_scan_max) {
+        for (size_t k = 0; k < n && i < 0; ++k)
+            if (addr - s[k].base < s[k].size) i = static_cast<ptrdiff_t>(k);
+    } else {
+        const route* it = std::upper_bound(s, s + n, addr, [](uint64_t a, const route& r) { return a < r.base; });
+        if (it != s && addr - (it - 1)->base < (it - 1)->size) i = it - 1 - s;
     }
-    if (last_ && last_->contains(addr)) return last_;
-    auto it = std::upper_bound(regions_.begin(), regions_.end(), addr,
-                               [](uint64_t a, const region& r) { return a < r.base; });
-    if (it == regions_.begin()) return nullptr;
-    --it;
-    if (!it->contains(addr)) return nullptr;
-    return last_ = &*it;
+    if (i >= 0) {
+        const route& r = s[i];
+        const uint64_t page = addr >> page_shift, first = page << page_shift, page_bytes = uint64_t{1} << page_shift;
+        if (first >= r.base && r.size >= page_bytes && first - r.base <= r.size - page_bytes)
+            pages_[page & (pages_.size() - 1)] = {page, i};
+    }
+    return i;
 }
 
-void router::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+void router::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) { transport(gp, delay); }
+
+void router::transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
     const uint64_t addr = gp.get_address();
-    const region* r = decode(addr);
+    const ptrdiff_t i = find(addr);
+    const route* r = i < 0 ? nullptr : &routes_[static_cast<size_t>(i)];
     if (!r || gp.get_data_length() > r->size - (addr - r->base)) {
         ++address_errors_;
         gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
         return;
     }
-    const size_t i = static_cast<size_t>(r - regions_.data());
-    delay += region_latency_[i];
+    delay += r->latency;
     gp.set_address(addr - r->base + r->offset);
-    const int t = region_target_[i];
-    if (ddr* d = direct_ddr_[t]) d->b_transport(gp, delay);
-    else out[t]->b_transport(gp, delay);
+    if (r->dram) r->dram->b_transport(gp, delay);
+    else out[r->port]->b_transport(gp, delay);
     gp.set_address(addr);
 }
 
@@ -102,7 +105,7 @@ unsigned router::transport_dbg(int, tlm::tlm_generic_payload& gp) {
         return 0;
     }
     gp.set_address(addr - r->base + r->offset);
-    const unsigned n = out[region_target_[r - regions_.data()]]->transport_dbg(gp);
+    const unsigned n = out[routes_[static_cast<size_t>(r - regions_.data())].port]->transport_dbg(gp);
     gp.set_address(addr);
     return n;
 }
@@ -112,7 +115,7 @@ bool router::get_direct_mem_ptr(int, tlm::tlm_generic_payload& gp, tlm::tlm_dmi&
     const region* r = decode(addr);
     if (!r) return false;
     gp.set_address(addr - r->base + r->offset);
-    const bool ok = out[region_target_[r - regions_.data()]]->get_direct_mem_ptr(gp, dmi);
+    const bool ok = out[routes_[static_cast<size_t>(r - regions_.data())].port]->get_direct_mem_ptr(gp, dmi);
     gp.set_address(addr);
     if (!ok) return false;
     // Translate back to global addresses and clip to the region.
@@ -127,7 +130,7 @@ bool router::get_direct_mem_ptr(int, tlm::tlm_generic_payload& gp, tlm::tlm_dmi&
 void router::invalidate_direct_mem_ptr(int id, sc_dt::uint64 start, sc_dt::uint64 end) {
     for (size_t i = 0; i < regions_.size(); ++i) {
         const region& r = regions_[i];
-        if (region_target_[i] != id || end < r.offset || start >= r.offset + r.size) continue;
+        if (routes_[i].port != id || end < r.offset || start >= r.offset + r.size) continue;
         const uint64_t lo = std::max<uint64_t>(start, r.offset), hi = std::min<uint64_t>(end, r.offset + r.size - 1);
         for (unsigned k = 0; k < in.size(); ++k)
             in[k]->invalidate_direct_mem_ptr(lo - r.offset + r.base, hi - r.offset + r.base);

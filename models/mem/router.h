@@ -8,6 +8,8 @@
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -54,8 +56,16 @@ public:
     // Adds a range. Throws std::invalid_argument on overlap, empty size or unknown target.
     void add_region(const region& r);
 
-    const region* decode(uint64_t addr) const;  // nullptr when unmapped
+    const region* decode(uint64_t addr) const {  // nullptr when unmapped
+        const ptrdiff_t i = find(addr);
+        return i < 0 ? nullptr : &regions_[static_cast<size_t>(i)];
+    }
     const std::vector<region>& regions() const { return regions_; }
+
+    // What b_transport on `in` does, as a direct call: for an initiator whose socket is bound
+    // to this router's `in` (the core, through its map), one call instead of the socket's two
+    // indirections; the same decode, latency and target.
+    void transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
 
     uint64_t address_errors() const { return address_errors_; }
 
@@ -65,24 +75,39 @@ private:
     unsigned transport_dbg(int id, tlm::tlm_generic_payload& gp);
     void invalidate_direct_mem_ptr(int id, sc_dt::uint64 start, sc_dt::uint64 end);
     int target_index(const std::string& name) const;
+    // Index of the region holding addr in regions_ (and routes_), -1 when unmapped: from the
+    // page table when it knows the page, else by search.
+    ptrdiff_t find(uint64_t addr) const {
+        const page_hint& h = pages_[(addr >> page_shift) & (pages_.size() - 1)];
+        return h.page == addr >> page_shift ? h.index : search(addr);
+    }
+    ptrdiff_t search(uint64_t addr) const;
 
     std::vector<std::string> targets_;
     // Per target: the DDR model when the target socket is a ddr's own. Its b_transport is then
     // called directly, which is what its simple_target_socket would do (one indirection less
     // on every memory access); debug transport and DMI still go through the socket.
     std::vector<ddr*> direct_ddr_;
-    std::vector<region> regions_;      // sorted by base
-    std::vector<int> region_target_;   // port index per region
-    std::vector<sc_core::sc_time> region_latency_;  // latency_ns per region, built once (hot path)
-    // Compact copy of every region's range, in regions_ order: a platform has a handful of
-    // regions, and a linear scan of these beats chasing region objects on every access.
-    struct span {
-        uint64_t base, size;
+    std::vector<region> regions_;  // sorted by base
+    // The dispatch table, in regions_ order: what forwarding an access to each region needs,
+    // compact (a platform has a handful of regions: a scan of these beats chasing region
+    // objects with their strings on every access).
+    struct route {
+        uint64_t base, size, offset;
+        sc_core::sc_time latency;  // latency_ns, built once
+        ddr* dram;                 // the target's DDR model (called directly), or null
+        int port;                  // out[] index of the target
     };
-    std::vector<span> spans_;
+    std::vector<route> routes_;
     static constexpr size_t linear_scan_max = 8;
-    mutable size_t last_span_ = 0;  // the span of the previous hit (most accesses repeat it)
-    mutable const region* last_ = nullptr;
+    // Decoded 4 KB pages, direct-mapped by page number: a page lying wholly inside one region,
+    // with that region's index (a region boundary inside a page leaves the page to search).
+    static constexpr unsigned page_shift = 12;
+    struct page_hint {
+        uint64_t page = ~0ull;  // no page number has all bits set: empty
+        ptrdiff_t index = -1;
+    };
+    mutable std::array<page_hint, 512> pages_{};
     uint64_t address_errors_ = 0;
 };
 

@@ -134,5 +134,42 @@ TEST(router, dmi_ranges_come_back_in_global_addresses_clipped_to_the_region) {
     sc_core::sc_start();
 }
 
+// The page table and the search agree with a scan of the region list, whatever the order of
+// lookups: regions not page-aligned (a page shared by two regions, or by a region and a hole),
+// smaller than a page, and more of them than the linear scan handles (the binary search).
+TEST(router, decode_table_answers_as_a_scan_of_the_regions) {
+    for (int n_regions : {3, 12}) {
+        fresh_simulation();
+        mem::ddr dram{"dram", small_ddr()};
+        mem::router bus{"bus"};
+        bus.connect("ddr", dram.socket);
+        std::vector<mem::region> rs;
+        uint64_t base = 0x40000000 - 0x1800;  // starts mid-page
+        for (int i = 0; i < n_regions; ++i) {
+            const uint64_t size = (i % 3 == 0) ? 0x900 : (i % 3 == 1) ? 0x3000 + 0x40 * i : 0x10000;
+            rs.push_back({"r" + std::to_string(i), base, size, mem::mem_attr::normal_cacheable, "ddr",
+                          uint64_t(i) << 16, 20});
+            base += size + ((i % 2) ? 0 : 0x400);  // adjacent, or a hole shorter than a page
+        }
+        for (size_t i = rs.size(); i-- > 0;) bus.add_region(rs[i]);  // any insertion order
+        const uint64_t lo = rs.front().base - 0x2000, hi = base + 0x2000;
+        auto scan = [&](uint64_t a) -> const mem::region* {
+            for (auto& r : bus.regions())
+                if (a >= r.base && a < r.base + r.size) return &r;
+            return nullptr;
+        };
+        uint64_t x = 88172645463325252ull;  // xorshift64: addresses in a random order, each twice
+        for (int k = 0; k < 200000; ++k) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            const uint64_t a = lo + x % (hi - lo);
+            ASSERT_EQ(bus.decode(a), scan(a)) << std::hex << a;
+            ASSERT_EQ(bus.decode(a), scan(a)) << std::hex << a;
+        }
+        for (auto& r : rs)
+            for (uint64_t a : {r.base - 1, r.base, r.base + r.size - 1, r.base + r.size})
+                ASSERT_EQ(bus.decode(a), scan(a)) << std::hex << a;
+    }
+}
+
 }  // namespace
 }  // namespace fecsim
