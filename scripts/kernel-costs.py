@@ -279,13 +279,14 @@ def excluded(insn):
 class Part:
     """Instructions of one walk: of function `fn` in object `obj`, owned by `owner` (an inlined
     function, default the function itself), optionally only source lines `lines` of the owner,
-    and `loop` = "body" (once per iteration of the owner's loop) or "call" (the rest)."""
+    and `loop` = "body" (once per iteration of the owner's loop) or "call" (the rest). `avoid`:
+    functions the modelled path never calls from the owner; a walk that calls one is an error."""
 
     def __init__(self, obj, fn, owner=None, loop=None, lines=None, take=(), pick=0, follow=False, not_lines=None,
-                 group=None, rotated=False):
+                 group=None, rotated=False, avoid=None):
         self.obj, self.fn, self.owner, self.loop, self.lines, self.group = obj, fn, owner or fn, loop, lines, group
         self.rotated = rotated
-        self.take, self.pick, self.follow, self.not_lines = take, pick, follow, not_lines
+        self.take, self.pick, self.follow, self.not_lines, self.avoid = take, pick, follow, not_lines, avoid
 
 
 class Counter:
@@ -331,6 +332,9 @@ class Counter:
         for i, (name, line), loops in zip(path, owner, inloop):
             if name != p.owner or excluded(i):
                 continue
+            if p.avoid and i.mn in ("bl", "blx") and any("<%s" % f in i.ops for f in p.avoid):
+                die("%s > %s: the walk calls %s at %#x (line %d), which the modelled path does not: steer it "
+                    "with TAKES" % (p.fn, p.owner, i.ops, i.addr, line))
             if p.lines and not (p.lines[0] <= line <= p.lines[1]):
                 continue
             if p.not_lines and p.not_lines[0] <= line <= p.not_lines[1]:
@@ -360,8 +364,9 @@ TAKES = {
         "rx_napi": (0x2cc, 0x31c, 0x328, 0x4dc, 0x550, 0x588, 0x5d0),
         "rx_error": (0x17c,),  # the error branch of the RX loop
         "xdp_tx": (0x234, 0x62c, 0x4f4),  # mvneta_run_xdp: act > XDP_PASS, act == XDP_TX; frame sent
-        "xmit": (0x6c, 0x478, 0x740),  # fec_enet_start_xmit: not GSO, aligned data, queue not full
-        "xmit_frags": (0x6c, 0x478, 0x740, 0x504),  # ... with fragments
+        # fec_enet_start_xmit: not GSO, aligned data, no SWAP_FRAME (so no tx_bounce copy), queue not full
+        "xmit": (0x6c, 0x478, 0x7e4, 0x740),
+        "xmit_frags": (0x6c, 0x478, 0x7e4, 0x740, 0x504),  # ... with fragments
         "interrupt": (0x5c,),  # events and link up: schedule NAPI
         # dma-direct: no dma_range_map, non-coherent device, buffer outside the swiotlb pool
         "sync_cpu": (0x48, 0x80, 0x94, 0xb4), "sync_dev": (0x40, 0xb4, 0x78), "map": (0x9c,), "unmap": (0x4c,),
@@ -492,7 +497,9 @@ SPEC = {
     "fec_enet_copybreak": dict(estimate="the copybreak RX path is gone in 6.1 (page_pool since 6.1)"),
     "fec_enet_new_rxbdp": dict(estimate="the copybreak RX path is gone in 6.1 (page_pool since 6.1)"),
     "fec_enet_start_xmit": dict(parts=[Part(F, "fec_enet_start_xmit", "fec_enet_start_xmit", **XMIT)]),
-    "fec_enet_txq_submit_skb": dict(parts=[Part(F, "fec_enet_start_xmit", "fec_enet_txq_submit_skb", not_lines=(695, 700), **XMIT)]),
+    # not the tx_bounce copy (unaligned data or SWAP_FRAME, neither on the modelled SoCs)
+    "fec_enet_txq_submit_skb": dict(parts=[Part(F, "fec_enet_start_xmit", "fec_enet_txq_submit_skb", not_lines=(695, 700),
+                                                avoid=("memcpy", "swap_buffer"), **XMIT)]),
     "fec_enet_txq_submit_frag": dict(parts=[Part(F, "fec_enet_start_xmit", "fec_enet_txq_submit_frag_skb", loop="body", take="xmit_frags")]),
     # TCP receive path (net/ipv4/tcp_input.c, tcp_output.c, tcp.c, tcp_offload.c, net/core/gro.c)
     "inet_gro_receive": dict(parts=[Part(V, "inet_gro_receive"), Part(V, "tcp4_gro_receive"), Part(V, "tcp_gro_receive"),

@@ -444,7 +444,7 @@ int fec_enet_private::fec_enet_rx_queue(int budget, int queue_id) {
         for (auto& q : txq_)
             if (q.xdp_tx_pending) {
                 q.xdp_tx_pending = false;
-                fec_txq_trigger_xmit(q);
+                fec_txq_trigger_xmit(q, drv_.err007885_xdp_tdar_check);
             }
     return pkt_received;
 }
@@ -542,9 +542,9 @@ int fec_enet_private::fec_enet_xdp_tx_xmit(int cpu, xdp_buff& xdp, uint32_t dma_
     return ret;
 }
 
-void fec_enet_private::fec_txq_trigger_xmit(fec_enet_priv_tx_q& txq) {
+void fec_enet_private::fec_txq_trigger_xmit(fec_enet_priv_tx_q& txq, bool err007885) {
     k_.exec(path::fec_txq_trigger_xmit);
-    if ((hw_.quirks & FEC_QUIRK_ERR007885) && drv_.err007885_xdp_tdar_check) {
+    if (err007885 && (hw_.quirks & FEC_QUIRK_ERR007885)) {
         bool idle = false;
         for (int i = 0; i < 4 && !idle; ++i) {
             ++dstats_.tdar_reads;
@@ -609,7 +609,7 @@ int fec_enet_private::fec_enet_txq_xmit_frame(fec_enet_priv_tx_q& txq, xdp_buff*
     k_.dma_wmb();
     txq.bd.cur = bdp;
     k_.core.touch(txq.sim, 8, true);
-    if (drv_.tx_doorbell == tx_doorbell_mode::per_frame) fec_txq_trigger_xmit(txq);
+    if (drv_.tx_doorbell == tx_doorbell_mode::per_frame) fec_txq_trigger_xmit(txq, drv_.err007885_xdp_tdar_check);
     else txq.xdp_tx_pending = true;
     return 0;
 }
@@ -630,7 +630,7 @@ int fec_enet_private::ndo_xdp_xmit(int n, const addr_t* frames, uint32_t) {
     __netif_tx_unlock(queue);
     if (drv_.tx_doorbell == tx_doorbell_mode::per_poll && sent > 0) {
         txq.xdp_tx_pending = false;
-        fec_txq_trigger_xmit(txq);
+        fec_txq_trigger_xmit(txq, drv_.err007885_xdp_tdar_check);
     }
     return sent;
 }
@@ -904,11 +904,12 @@ netdev_tx_t fec_enet_private::fec_enet_txq_submit_skb(fec_enet_priv_tx_q& txq, s
     k_.wmb();  // descriptor contents before the ready bit
     status |= BD_ENET_TX_READY | BD_ENET_TX_TC;
     k_.core.write16(last_bdp_first + BD_SC, status);
+    // skb_tx_timestamp; the ready bit before bd.cur (a second wmb, as 6.1 compiles it)
+    k_.wmb();
     txq.bd.cur = nextdesc(last_bdp, txq.bd);
     k_.core.touch(txq.sim, 8, true);
-    // skb_tx_timestamp; then the doorbell (unconditional in v6.6)
-    k_.writel(0, txq.bd.reg_desc_active);
-    ++dstats_.tdar_writes;
+    // The doorbell, with the ERR007885 check the skb path has on quirk SoCs (6.1, lines 695-700).
+    fec_txq_trigger_xmit(txq, true);
     return NETDEV_TX_OK;
 }
 

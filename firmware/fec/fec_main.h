@@ -168,7 +168,9 @@ private:
     int fec_enet_xdp_get_tx_queue(int cpu) const;
     int fec_enet_xdp_tx_xmit(int cpu, xdp_buff& xdp, uint32_t dma_sync_len);
     int fec_enet_txq_xmit_frame(fec_enet_priv_tx_q& txq, xdp_buff* xdp, addr_t xdpf, uint32_t dma_sync_len, bool ndo_xmit);
-    void fec_txq_trigger_xmit(fec_enet_priv_tx_q& txq);
+    // The TDAR doorbell; `err007885`: on quirk SoCs read TDAR up to 4 times first and write it
+    // only when a read returns 0 (the skb path always, the XDP path with the Dec 2025 fix).
+    void fec_txq_trigger_xmit(fec_enet_priv_tx_q& txq, bool err007885);
     bool fec_enet_copybreak(sk_buff** skb, addr_t bdp, uint32_t length);
     void fec_enet_new_rxbdp(addr_t bdp, sk_buff* skb);
 

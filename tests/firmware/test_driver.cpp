@@ -297,6 +297,33 @@ TEST(fec_driver, err006358_keepalive_and_err007885_check) {
     });
 }
 
+// 6.1's fec_enet_txq_submit_skb on an ERR007885 SoC (i.MX8MQ/8MP): wmb, ready bit, wmb, bd.cur,
+// then TDAR read up to 4 times and written only when a read returns 0, per frame (the compiled
+// driver never reads xmit_more: pktgen's burst saves no doorbell).
+TEST(fec_driver, start_xmit_doorbell_has_the_err007885_check) {
+    on_core_thread([] {
+        rig r([](system_params& p) { p.xdp_prog = "none"; });
+        r.boot();
+        skb_allocator& skbs = r.sys->skbs();
+        auto send = [&] {
+            sk_buff* skb = skbs.netdev_alloc_skb(60);
+            skb->len = 60;
+            r.core.c = {};
+            EXPECT_EQ(r.fec().ndo_start_xmit(skb), NETDEV_TX_OK);
+        };
+        send();  // TDAR idle: one read, one write
+        EXPECT_EQ(r.core.c.mmio_reads_at[FEC_X_DES_ACTIVE_0], 1u);
+        EXPECT_EQ(r.core.c.mmio_writes_at[FEC_X_DES_ACTIVE_0], 1u);
+        EXPECT_EQ(r.core.c.dsb, 3u);  // the map's clean + the two wmb
+        r.core.reg(REGS + FEC_X_DES_ACTIVE_0) = 1u << 24;  // the uDMA still busy: no write
+        send();
+        EXPECT_EQ(r.core.c.mmio_reads_at[FEC_X_DES_ACTIVE_0], 4u);
+        EXPECT_EQ(r.core.c.mmio_writes_at[FEC_X_DES_ACTIVE_0], 0u);
+        EXPECT_EQ(r.fec().driver_stats().tdar_reads, 5u);
+        EXPECT_EQ(r.fec().driver_stats().tdar_writes, 1u);
+    });
+}
+
 TEST(fec_driver, redirect_back_out_of_the_same_port) {
     on_core_thread([] {
         rig r([](system_params& p) { p.xdp_prog = "redirect"; });

@@ -32,9 +32,9 @@ TEST(board_peer, e1_sends_from_its_own_driver_and_the_books_balance) {
     const json& g = r["generator"];
     EXPECT_EQ(g["kind"], "board");
     EXPECT_EQ(g["platform"], "imx8mp");
-    // A 64-byte frame every ~1 us: a CPU-bound rate below the 1.488 Mpps line rate, far above
-    // the DUT's ~0.4 Mpps.
-    EXPECT_GT(tx_pps(r), 600e3);
+    // A 64-byte frame every ~1.7 us: a CPU-bound rate below the 1.488 Mpps line rate, above the
+    // DUT's ~0.4 Mpps.
+    EXPECT_GT(tx_pps(r), 500e3);
     EXPECT_LT(tx_pps(r), 1.4e6);
     // Every frame went through fec_enet_start_xmit and was completed by fec_enet_tx_queue.
     EXPECT_NEAR(g["pktgen"]["sofar"].get<double>(), g["tx_frames"].get<double>(), 1100.0);
@@ -95,9 +95,12 @@ TEST(board_peer, e2_peer_receives_and_its_ip_layer_drops_what_is_not_its_own) {
 
 // E3: both boards run flow control; the DUT's RX FIFO crosses RSEM while the peer bursts. On a
 // direct cable its XOFF reaches the peer's MAC, which holds its transmitter; through the switch
-// the switch port takes the PAUSE (and does not forward it), so the peer is never paused.
+// the switch port takes the PAUSE (and does not forward it), so the peer is never paused. A
+// 64-entry RX ring fills between the DUT's coalesced interrupts, so its FIFO crosses RSEM in a
+// short run (with 256 entries it may not: E3's peer sends at the DUT's pace).
 TEST(board_peer, e3_a_direct_cable_pauses_the_peer_and_the_switch_keeps_the_pause) {
-    const json direct = run(e3, {"link.topology=direct"}), sw = run(e3, {"link.topology=switch"});
+    const json direct = run(e3, {"link.topology=direct", "driver.rx_ring_size=64"}),
+               sw = run(e3, {"link.topology=switch", "driver.rx_ring_size=64"});
     const uint64_t sent_direct = direct["dut"]["pause_frames_sent"];
     EXPECT_GT(sent_direct, 0u);
     EXPECT_NEAR(double(direct["generator"]["pause_frames_received"].get<uint64_t>()), double(sent_direct), 2.0);
@@ -108,10 +111,11 @@ TEST(board_peer, e3_a_direct_cable_pauses_the_peer_and_the_switch_keeps_the_paus
 }
 
 // The peer is the same SoC as the DUT: a --set of the chip's parameters (the prediction band's
-// CPI) moves its rate too; its own profile is used when the platforms differ.
+// CPI) moves its rate too (less than the CPI: its uncached descriptor and TDAR reads do not
+// shrink); its own profile is used when the platforms differ.
 TEST(board_peer, the_same_chip_takes_the_experiments_cpu_parameters) {
     const json slow = run(e1, {}), fast = run(e1, {"cpu.cpi=1.0"});
-    EXPECT_GT(tx_pps(fast), 1.3 * tx_pps(slow));
+    EXPECT_GT(tx_pps(fast), 1.2 * tx_pps(slow));
     const json other = run(e1, {"cpu.cpi=1.0", "generator.platform=imx8mm"});
     EXPECT_EQ(other["generator"]["platform"], "imx8mm");
     EXPECT_LT(tx_pps(other), 1.1 * tx_pps(slow));
