@@ -59,18 +59,15 @@ void coherency_checker::attach(core& c) {
     c.tracking_ = tracking();
 }
 
-uint8_t* coherency_checker::line_flags(uint64_t la, bool create) {
+uint8_t* coherency_checker::block_flags(uint64_t la, bool create) {
     const uint64_t b = la >> block_shift;
-    if (b != last_block_) {
-        auto it = blocks_.find(b);
-        if (it == blocks_.end()) {
-            if (!create) return nullptr;
-            it = blocks_.emplace(b, std::make_unique<uint8_t[]>(size_t{1} << block_shift)).first;
-        }
-        last_block_ = b;
-        last_ = it->second.get();
+    auto it = blocks_.find(b);
+    if (it == blocks_.end()) {
+        if (!create) return nullptr;
+        it = blocks_.emplace(b, std::make_unique<uint8_t[]>(size_t{1} << block_shift)).first;
     }
-    return &last_[la & ((uint64_t{1} << block_shift) - 1)];
+    recent_[b & (recent_.size() - 1)] = {b, it->second.get()};
+    return &it->second[la & ((uint64_t{1} << block_shift) - 1)];
 }
 
 void coherency_checker::device_access(bool write, uint64_t a, size_t len, const sc_core::sc_time& t) {

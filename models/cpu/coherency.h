@@ -96,7 +96,13 @@ public:
 
 private:
     void raise(kind k, uint64_t addr, size_t size, const sc_core::sc_time& t, const std::string& function);
-    uint8_t* line_flags(uint64_t la, bool create);
+    // The checker's bits of line la; nullptr when its block was never touched and !create.
+    uint8_t* line_flags(uint64_t la, bool create) {
+        const recent_block& r = recent_[(la >> block_shift) & (recent_.size() - 1)];
+        if (r.block == la >> block_shift) return &r.flags[la & ((uint64_t{1} << block_shift) - 1)];
+        return block_flags(la, create);
+    }
+    uint8_t* block_flags(uint64_t la, bool create);
 
     coherency_params p_;
     std::vector<core*> cores_;
@@ -107,8 +113,13 @@ private:
     // 1024 lines allocated on first touch.
     static constexpr unsigned block_shift = 10;
     std::unordered_map<uint64_t, std::unique_ptr<uint8_t[]>> blocks_;
-    uint64_t last_block_ = ~0ull;
-    uint8_t* last_ = nullptr;
+    // Blocks used recently, direct-mapped by block number (DMA alternates between descriptor
+    // rings and buffers in different blocks): most lookups skip the hash map.
+    struct recent_block {
+        uint64_t block = ~0ull;  // no block number has all bits set: empty
+        uint8_t* flags = nullptr;
+    };
+    std::array<recent_block, 16> recent_{};
 
     std::array<uint64_t, kind_count> counts_{};
     uint64_t line_ops_ = 0, wasted_ = 0;

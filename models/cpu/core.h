@@ -173,6 +173,7 @@ private:
     }
     void store(addr_t a, const void* src, size_t len);
     const mem::region& region_of(addr_t a, size_t len) const;
+    [[noreturn]] void bad_access(const mem::region* r, addr_t a) const;  // region_of's faults
     [[noreturn]] void fault(const std::string& what, addr_t a) const;
 
     // cacheable path

@@ -103,6 +103,22 @@ bool ddr::copy(tlm::tlm_generic_payload& gp) {
 }
 
 void ddr::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
+    // Most accesses are lines, descriptors and frames within one chunk: copied here, with the
+    // same checks and result as copy() (an untouched chunk reads as zeros, unallocated).
+    const uint64_t addr = gp.get_address();
+    const size_t len = gp.get_data_length();
+    const uint64_t off = addr % chunk_bytes;
+    if (addr < p_.size_bytes && len <= p_.size_bytes - addr && len <= chunk_bytes - off && !gp.get_byte_enable_ptr() &&
+        (gp.is_read() || gp.is_write())) {
+        auto& c = chunks_[addr / chunk_bytes];
+        if (gp.is_write()) std::memcpy(chunk(addr / chunk_bytes) + off, gp.get_data_ptr(), len);
+        else if (c) std::memcpy(gp.get_data_ptr(), c.get() + off, len);
+        else std::memset(gp.get_data_ptr(), 0, len);
+        gp.set_response_status(tlm::TLM_OK_RESPONSE);
+        delay += access(sim_time() + delay, len, gp.is_write());
+        gp.set_dmi_allowed(true);
+        return;
+    }
     if (!copy(gp)) return;
     if (gp.is_read() || gp.is_write())
         delay += access(sim_time() + delay, gp.get_data_length(), gp.is_write());
