@@ -244,12 +244,14 @@ private:
     };
     std::array<exec_cost, 128> exec_costs_{};
     unsigned shift_;
-    // The TLM quantum keeper with the time stamp read inline: need_sync() runs after every
-    // firmware step. Same decisions and sync points as tlm_quantumkeeper (the next sync point
-    // is the next multiple of the global quantum, as tlm_global_quantum computes it).
+    // The TLM quantum keeper with need_sync() (after every firmware step) one compare: SystemC
+    // time stands still while the core runs, so the local time left before the next sync point
+    // is fixed between syncs. Same decisions and sync points as tlm_quantumkeeper (the next sync
+    // point is the next multiple of the global quantum, as tlm_global_quantum computes it).
     struct quantum_keeper : tlm_utils::tlm_quantumkeeper {
         const tlm::tlm_global_quantum* global = &tlm::tlm_global_quantum::instance();
-        bool need_sync() const override { return sim_time() + m_local_time >= m_next_sync_point; }
+        sc_core::sc_time budget;  // m_next_sync_point - sim_time()
+        bool need_sync() const override { return m_local_time >= budget; }
         sc_core::sc_time get_current_time() const override { return sim_time() + m_local_time; }
         void reset() override {
             m_local_time = sc_core::SC_ZERO_TIME;
@@ -260,6 +262,7 @@ private:
         void next_sync_point_after(const sc_core::sc_time& now) {
             const sc_core::sc_time& q = global->get();
             m_next_sync_point = q == sc_core::SC_ZERO_TIME ? now : now + (q - now % q);
+            budget = m_next_sync_point - sim_time();
         }
     };
     quantum_keeper qk_;
