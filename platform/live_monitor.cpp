@@ -38,8 +38,9 @@ void live_monitor::print_interval() {
     next_tick_ += interval;
 }
 
-// The monitor's own wake-ups are not counted in sim.kernel_events: they are the same with and
-// without --quiet only if they are left out.
+// The monitor's own wake-ups are not counted in sim.kernel_events (they exist only with live
+// output); a core may still sync once more because a tick is due (models/cpu/core.h), so the
+// count can differ by a few with and without --quiet, the modelled figures not at all.
 void live_monitor::tick() {
     print_interval();
     tick_event_.notify(interval);
