@@ -377,6 +377,8 @@ TAKES = {
         "copy_large": (0x6c, 0xfc),  # __arch_copy_to_user: 128 bytes or more, the 64-byte loop
         "pktgen": (0x160, 0x238, 0x164, 0xcdc, 0xe90, 0xec4, 0x4bc, 0x504, 0x10d4, 0xbc4, 0xae8, 0x614),  # pktgen_thread_worker: a running device, queue awake, NETDEV_TX_OK
         "unref_shared": (0x28,),  # kfree_skb_reason: skb_unref finds users > 1
+        "netdev_frag": (0x38, 0x10c),  # __netdev_alloc_skb: a page_frag head (2 KiB, GFP_ATOMIC), no pfmemalloc
+        "frag_put": (0x68,),  # page_frag_free: other references remain (the page is freed by its own key)
     },
     "armhf": {
         "interrupt": (0x40,),
@@ -386,6 +388,7 @@ TAKES = {
         "xmit": (0x50,),
         "sync_cpu": (0x44, 0xbc), "sync_dev": (0x3c, 0xb8),
         "dev_to_cpu": (0x98,),  # less than a page: no PG_dcache_clean marking
+        "netdev_frag": (0x30, 0x94),  # __netdev_alloc_skb: a page_frag head, softirq context (irqs on)
     },
 }
 RX_NAPI = dict(take="rx_napi")
@@ -440,10 +443,13 @@ SPEC = {
     "outer_cache_line": dict(zero="arm64 has no outer (L2 controller) cache maintenance"),
     "alloc_pages": dict(parts=[Part(V, "__alloc_pages"), Part(V, "get_page_from_freelist")]),
     "free_pages": dict(parts=[Part(V, "__free_pages"), Part(V, "free_unref_page"), Part(V, "free_unref_page_commit")]),
+    "prep_compound_page": dict(parts=[Part(V, "prep_compound_page", loop="call")]),
+    "prep_compound_tail": dict(parts=[Part(V, "prep_compound_page", loop="body")]),
     "kmem_cache_alloc": dict(parts=[Part(V, "kmem_cache_alloc")]),
     "kmem_cache_free": dict(parts=[Part(V, "kmem_cache_free")]),
     "page_frag_alloc": dict(parts=[Part(V, "page_frag_alloc_align")]),
-    "page_frag_free": dict(parts=[Part(V, "page_frag_free")]),
+    "page_frag_free": dict(parts=[Part(V, "page_frag_free", take="frag_put")],
+                           note="page_frag_free while other frags hold the page (its free is charged by free_pages)"),
     "page_pool_alloc_fast": dict(parts=[Part(V, "page_pool_alloc_pages")]),
     "page_pool_refill": dict(parts=[Part(V, "page_pool_refill_alloc_cache", loop="call")]),
     "page_pool_refill_page": dict(parts=[Part(V, "page_pool_refill_alloc_cache", loop="body")]),
@@ -493,7 +499,12 @@ SPEC = {
     "napi_consume_skb": dict(parts=[Part(V, "napi_consume_skb"), Part(V, "skb_release_head_state"), Part(V, "skb_release_data")]),
     "skb_free_head_pp": dict(parts=[Part(V, "page_pool_return_skb_page")]),
     "generic_xdp_tx": dict(parts=[Part(V, "generic_xdp_tx")]),
-    "netdev_alloc_skb": dict(parts=[Part(V, "__netdev_alloc_skb")]),
+    "netdev_alloc_skb": dict(parts=[Part(V, "__netdev_alloc_skb", take="netdev_frag"), Part(V, "__local_bh_enable_ip"),
+                                    Part(V, "__build_skb"), Part(V, "__build_skb_around")],
+                             note="__netdev_alloc_skb's page_frag branch in softirq context (local_bh_enable, "
+                                  "__build_skb around the frag; page_frag_alloc and kmem_cache_alloc are their own keys)"),
+    "netdev_alloc_skb_kmalloc": dict(parts=[Part(V, "__netdev_alloc_skb")],
+                                     note="__netdev_alloc_skb's kmalloc branch (small heads) around __alloc_skb"),
     "fec_enet_copybreak": dict(estimate="the copybreak RX path is gone in 6.1 (page_pool since 6.1)"),
     "fec_enet_new_rxbdp": dict(estimate="the copybreak RX path is gone in 6.1 (page_pool since 6.1)"),
     "fec_enet_start_xmit": dict(parts=[Part(F, "fec_enet_start_xmit", "fec_enet_start_xmit", **XMIT)]),
@@ -567,12 +578,13 @@ REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_coll
             "page_pool_put_page", "page_pool_recycle_ring", "xdp_return_frame_rx_napi", "xdp_do_flush",
             "bpf_prog_run_xdp", "fec_enet_run_xdp", "xdp_convert_buff_to_frame", "fec_enet_xdp_tx_xmit",
             "fec_enet_txq_xmit_frame", "fec_txq_trigger_xmit", "fec_enet_start_xmit", "fec_enet_txq_submit_skb",
-            "pktgen_thread_worker", "pktgen_xmit", "netdev_start_xmit", "fill_packet_ipv4", "skb_unref"},
+            "pktgen_thread_worker", "pktgen_xmit", "netdev_start_xmit", "fill_packet_ipv4", "skb_unref",
+            "netdev_alloc_skb", "page_frag_alloc", "page_frag_free", "prep_compound_page", "prep_compound_tail"},
             "armhf": {"fec_enet_interrupt", "fec_enet_collect_events", "fec_enet_rx_napi", "fec_enet_rx",
                       "fec_enet_rx_queue", "fec_enet_rx_queue_bd", "fec_enet_rx_error", "fec_enet_update_cbd",
                       "fec_enet_tx", "fec_enet_tx_queue", "fec_enet_tx_queue_bd", "fec_enet_rx_skb",
                       "bpf_prog_run_xdp", "fec_enet_run_xdp", "xdp_convert_buff_to_frame", "fec_enet_xdp_tx_xmit",
-                      "fec_enet_txq_xmit_frame", "fec_txq_trigger_xmit", "fec_enet_start_xmit",
+                      "fec_enet_txq_xmit_frame", "fec_txq_trigger_xmit", "fec_enet_start_xmit", "netdev_alloc_skb",
                       "fec_enet_txq_submit_skb", "dcache_by_line_op", "dcache_by_line_iter", "dma_sync_single"}}
 for _k in ("xdp_prog_pass", "xdp_prog_drop", "xdp_prog_tx", "xdp_prog_parse", "xdp_prog_count",
            "xdp_prog_swap_macs", "xdp_prog_redirect"):

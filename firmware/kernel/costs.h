@@ -21,8 +21,8 @@ namespace fecsim::firmware {
     X(dma_sync_single) X(dma_map_single) X(dma_unmap_single) X(dcache_by_line_op)                     \
     X(outer_cache_range) X(outer_cache_line)                                   \
     /* page allocator, slab, page_frag */                                                             \
-    X(alloc_pages) X(free_pages) X(kmem_cache_alloc) X(kmem_cache_free) X(page_frag_alloc)            \
-    X(page_frag_free)                                                                                 \
+    X(alloc_pages) X(free_pages) X(prep_compound_page) X(prep_compound_tail) X(kmem_cache_alloc)      \
+    X(kmem_cache_free) X(page_frag_alloc) X(page_frag_free)                                           \
     /* page_pool */                                                                                   \
     X(page_pool_alloc_fast) X(page_pool_refill) X(page_pool_refill_page) X(page_pool_alloc_slow)      \
     X(page_pool_alloc_slow_page) X(page_pool_put_page) X(page_pool_recycle_ring)                      \
@@ -40,7 +40,7 @@ namespace fecsim::firmware {
     X(ip_rcv) X(ip_rcv_finish) X(ip_local_deliver) X(udp_rcv) X(udp_queue_rcv_skb) X(sock_def_readable) \
     X(udp_recvmsg) X(kfree_skb) X(napi_consume_skb) X(skb_free_head_pp) X(generic_xdp_tx)            \
     /* legacy (pre-page-pool) RX */                                                                   \
-    X(netdev_alloc_skb) X(fec_enet_copybreak) X(fec_enet_new_rxbdp)                                   \
+    X(netdev_alloc_skb) X(netdev_alloc_skb_kmalloc) X(fec_enet_copybreak) X(fec_enet_new_rxbdp)       \
     /* stack-originated TX */                                                                         \
     X(fec_enet_start_xmit) X(fec_enet_txq_submit_skb) X(fec_enet_txq_submit_frag)                   \
     /* TCP receive path, its ACKs, the reading task, timers */                                        \

@@ -20,24 +20,43 @@ page_allocator::page_allocator(kernel& k, addr_t base, uint64_t size) : k_(k) {
     end_pfn_ = pages_.size();
 }
 
-page* page_allocator::alloc_pages() {
+page* page_allocator::alloc_pages(unsigned order) {
     cpu::scope s(k_.core, "__alloc_pages");
     k_.exec(path::alloc_pages);
+    if (order > PAGE_ALLOC_COSTLY_ORDER) throw std::logic_error("alloc_pages: order above the per-CPU lists");
     page* p = nullptr;
-    if (!free_.empty()) {
-        p = free_.back();
-        free_.pop_back();
-    } else if (next_pfn_ < end_pfn_) {
-        p = &pages_[next_pfn_++];
+    if (!free_[order].empty()) {
+        p = free_[order].back();
+        free_[order].pop_back();
     } else {
-        return nullptr;
+        // A never-used block, naturally aligned; the pages skipped to align it go to order 0.
+        const uint64_t n = uint64_t(1) << order;
+        uint64_t pfn = next_pfn_;
+        while (pfn < end_pfn_ && (pages_[pfn].addr >> PAGE_SHIFT) % n) ++pfn;
+        if (pfn + n > end_pfn_) return nullptr;
+        for (; next_pfn_ < pfn; ++next_pfn_) free_[0].push_back(&pages_[next_pfn_]);
+        p = &pages_[pfn];
+        next_pfn_ = pfn + n;
     }
     p->refcount = 1;
     p->pp = nullptr;
     p->dma_addr = 0;
     p->pp_mapped = false;
+    p->order = uint8_t(order);
     k_.core.touch(page_struct(p), STRUCT_PAGE_BYTES, true);
+    if (order) prep_compound_page(p);
     return p;
+}
+
+// Every tail page points to the head (compound_head) and the first tail holds the order.
+void page_allocator::prep_compound_page(page* head) {
+    cpu::scope s(k_.core, "prep_compound_page");
+    k_.exec(path::prep_compound_page);
+    for (uint64_t i = 1; i < (uint64_t(1) << head->order); ++i) {
+        k_.exec(path::prep_compound_tail);
+        head[i].head = head;
+        k_.core.touch(page_struct(head + i), 16, true);
+    }
 }
 
 page* page_allocator::alloc_boot_page(const char* what) {
@@ -48,12 +67,33 @@ page* page_allocator::alloc_boot_page(const char* what) {
 
 void page_allocator::__free_pages(page* p) {
     cpu::scope s(k_.core, "__free_pages");
-    k_.exec(path::free_pages);
     k_.core.touch(page_struct(p), STRUCT_PAGE_BYTES, true);
     if (p->refcount <= 0) throw std::logic_error("__free_pages: page already free");
-    if (--p->refcount > 0) return;  // put_page_testzero: other references remain
+    if (--p->refcount > 0) {  // put_page_testzero: other references remain
+        k_.exec(path::free_pages);
+        return;
+    }
+    free_the_page(p);
+}
+
+// free_unref_page onto the per-CPU list of the block's order; free_pages_prepare clears every
+// tail's compound_head (its per-tail checks are not charged: once per 13 legacy skb heads).
+void page_allocator::free_the_page(page* p) {
+    cpu::scope s(k_.core, "free_the_page");
+    k_.exec(path::free_pages);
+    if (p->head || p->refcount != 0) throw std::logic_error("free_the_page: not an unreferenced head page");
+    for (uint64_t i = 1; i < (uint64_t(1) << p->order); ++i) {
+        p[i].head = nullptr;
+        k_.core.touch(page_struct(p + i), 16, true);
+    }
     p->pp = nullptr;
-    free_.push_back(p);
+    free_[p->order].push_back(p);
+}
+
+uint64_t page_allocator::free_pages() const {
+    uint64_t n = end_pfn_ - next_pfn_;
+    for (unsigned o = 0; o <= PAGE_ALLOC_COSTLY_ORDER; ++o) n += free_[o].size() << o;
+    return n;
 }
 
 page* page_allocator::virt_to_page(addr_t a) {
@@ -91,28 +131,49 @@ void kmem_cache::free(addr_t obj) {
 }
 
 // ---------------------------------------------------------------------------------------------
+page* page_frag_cache::__page_frag_cache_refill() {
+    page* p = k_.pages.alloc_pages(PAGE_FRAG_CACHE_MAX_ORDER);
+    size_ = p ? PAGE_FRAG_CACHE_MAX_SIZE : PAGE_SIZE;
+    if (!p) p = k_.pages.alloc_pages(0);
+    if (!p) return nullptr;
+    p->refcount += int(PAGE_FRAG_CACHE_MAX_SIZE);  // page_ref_add
+    k_.core.touch(k_.pages.page_struct(p), 8, true);
+    pagecnt_bias_ = int(PAGE_FRAG_CACHE_MAX_SIZE) + 1;
+    offset_ = size_;
+    va_ = p;
+    return p;
+}
+
 addr_t page_frag_cache::page_frag_alloc(uint32_t fragsz) {
     k_.exec(path::page_frag_alloc);
     fragsz = (fragsz + SMP_CACHE_BYTES - 1) & ~(SMP_CACHE_BYTES - 1);
-    if (fragsz > PAGE_SIZE) return 0;
-    if (!cur_ || offset_ < fragsz) {
-        if (cur_) k_.pages.__free_pages(cur_);  // drop the cache's own reference
-        cur_ = k_.pages.alloc_pages();
-        if (!cur_) return 0;
-        offset_ = PAGE_SIZE;  // alloc_pages gave the cache's own reference
+    if (!va_ && !__page_frag_cache_refill()) return 0;
+    int64_t offset = int64_t(offset_) - fragsz;
+    if (offset < 0) {
+        // page_ref_sub_and_test(page, pagecnt_bias): give back the references not handed out
+        k_.core.touch(k_.pages.page_struct(va_), 8, true);
+        va_->refcount -= pagecnt_bias_;
+        if (va_->refcount == 0) {  // every frag already freed: reuse the page in place
+            va_->refcount = int(PAGE_FRAG_CACHE_MAX_SIZE) + 1;
+            pagecnt_bias_ = int(PAGE_FRAG_CACHE_MAX_SIZE) + 1;
+        } else {
+            va_ = nullptr;  // the last page_frag_free frees it
+            if (!__page_frag_cache_refill()) return 0;
+        }
+        offset = int64_t(size_) - fragsz;
+        if (offset < 0) return 0;  // larger than the cache's page
     }
-    offset_ -= fragsz;
-    ++cur_->refcount;
-    k_.core.touch(k_.pages.page_struct(cur_), 8, true);
-    return cur_->addr + offset_;
+    --pagecnt_bias_;
+    offset_ = uint32_t(offset);
+    return va_->addr + addr_t(offset);
 }
 
 void page_frag_cache::page_frag_free(addr_t a) {
     k_.exec(path::page_frag_free);
-    page* p = k_.pages.virt_to_page(a);
+    page* p = k_.pages.virt_to_head_page(a);
     if (!p || p->refcount <= 0) throw std::logic_error("page_frag_free: not a live frag");
     k_.core.touch(k_.pages.page_struct(p), 8, true);
-    k_.pages.__free_pages(p);
+    if (--p->refcount == 0) k_.pages.free_the_page(p);
 }
 
 // ---------------------------------------------------------------------------------------------

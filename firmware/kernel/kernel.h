@@ -36,7 +36,11 @@ struct page {
     dma_addr_t dma_addr = 0;  // page_pool_get_dma_addr()
     int refcount = 0;         // page_ref_count(); 0 = free in the buddy allocator
     bool pp_mapped = false;   // page_pool holds a DMA mapping
+    uint8_t order = 0;        // compound_order() of a head page
+    page* head = nullptr;     // compound_head() of a tail page (nullptr: not a tail)
 };
+
+constexpr unsigned PAGE_ALLOC_COSTLY_ORDER = 3;  // the per-CPU lists hold orders 0..3
 
 class kernel;
 
@@ -48,21 +52,29 @@ struct memory_exhausted : std::runtime_error {
     pool where;
 };
 
-// Order-0 page allocator over one cacheable DRAM range (models the buddy allocator's per-CPU
-// free lists: LIFO, hot pages first). The range starts with the simulated vmemmap.
+// Page allocator over one cacheable DRAM range, orders 0..PAGE_ALLOC_COSTLY_ORDER (models the
+// buddy allocator's per-CPU free lists, one per order: LIFO, hot pages first; blocks are not
+// split or merged). The range starts with the simulated vmemmap.
 class page_allocator {
 public:
     page_allocator(kernel& k, addr_t base, uint64_t size);
-    // alloc_pages(GFP_ATOMIC, 0); nullptr when memory is exhausted.
-    page* alloc_pages();
+    // alloc_pages(GFP_ATOMIC, order); order > 0 is a compound page (__GFP_COMP: the tails point
+    // to the head, prep_compound_page). nullptr when no block of that order is left.
+    page* alloc_pages(unsigned order = 0);
     // A page the kernel cannot boot without (`what` names it); throws memory_exhausted.
     page* alloc_boot_page(const char* what);
-    // __free_pages(page, 0): drops one reference, frees the page when it was the last.
+    // __free_pages(page, 0) / put_page: drops one reference, frees the page when it was the last.
     void __free_pages(page* p);
+    // free_the_page(page, compound_order(page)): the reference count already reached 0.
+    void free_the_page(page* p);
     page* virt_to_page(addr_t a);
+    page* virt_to_head_page(addr_t a) {
+        page* p = virt_to_page(a);
+        return p && p->head ? p->head : p;
+    }
     // Address of the simulated struct page of `p` (for touches).
     addr_t page_struct(const page* p) const { return vmemmap_ + (p - pages_.data()) * STRUCT_PAGE_BYTES; }
-    uint64_t free_pages() const { return free_.size() + (end_pfn_ - next_pfn_); }
+    uint64_t free_pages() const;
     uint64_t total_pages() const { return pages_.size(); }
 
 private:
@@ -70,8 +82,10 @@ private:
     addr_t base_;
     addr_t vmemmap_;
     std::vector<page> pages_;
-    std::vector<page*> free_;
+    std::vector<page*> free_[PAGE_ALLOC_COSTLY_ORDER + 1];
     uint64_t next_pfn_ = 0, end_pfn_ = 0;  // never-used pages are handed out in order
+
+    void prep_compound_page(page* head);
 };
 
 // A slab cache of fixed-size objects carved from pages (kmem_cache_alloc/free, LIFO).
@@ -91,19 +105,28 @@ private:
     uint64_t in_use_ = 0;
 };
 
-// page_frag_cache (netdev_alloc_frag/napi_alloc_frag): frags carved downwards from order-0
-// pages, the page freed when its last frag goes. The kernel prefers 32 KiB compound pages;
-// this uses the order-0 fallback (same per-frag cost, more page turnover).
+// page_frag_cache (napi_alloc_cache.page, mm/page_alloc.c): frags carved downwards from a
+// 32 KiB compound page (PAGE_FRAG_CACHE_MAX_ORDER; an order-0 page when none is left). The
+// cache takes PAGE_FRAG_CACHE_MAX_SIZE references up front and counts its own use in
+// pagecnt_bias, so a frag costs no atomic; when the page is used up the unused bias is
+// returned at once: the page is reused in place if every frag has been freed, otherwise the
+// last page_frag_free frees it. So the page allocator runs once per 13 2 KiB skb heads.
 class page_frag_cache {
 public:
+    static constexpr uint32_t PAGE_FRAG_CACHE_MAX_SIZE = 32768;
+    static constexpr unsigned PAGE_FRAG_CACHE_MAX_ORDER = 3;
+
     explicit page_frag_cache(kernel& k) : k_(k) {}
     addr_t page_frag_alloc(uint32_t fragsz);  // SMP_CACHE_BYTES aligned; 0 on failure
     void page_frag_free(addr_t a);
 
 private:
+    page* __page_frag_cache_refill();
+
     kernel& k_;
-    page* cur_ = nullptr;
-    uint32_t offset_ = 0;
+    page* va_ = nullptr;  // nc->va's page
+    uint32_t size_ = 0, offset_ = 0;
+    int pagecnt_bias_ = 0;
 };
 
 // dma_alloc_coherent pool: the non-cacheable DRAM window (bump allocator; rings live until

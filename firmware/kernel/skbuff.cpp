@@ -26,46 +26,50 @@ void skb_allocator::put(sk_buff* s) {
     --live_;
 }
 
-sk_buff* skb_allocator::build_skb(addr_t data, uint32_t frag_size) {
-    cpu::scope sc(k_.core, "build_skb");
-    k_.exec(path::build_skb);
-    const addr_t obj = k_.skbuff_head_cache.alloc();
-    if (!obj) return nullptr;
+// The struct around a head of `alloc` bytes whose last SIZEOF_SKB_SHARED_INFO are the shinfo:
+// memset of the struct up to `tail`, and of the shinfo.
+sk_buff* skb_allocator::__build_skb_around(addr_t obj, addr_t head, uint32_t alloc, skb_head_kind kind) {
     sk_buff* s = get();
     s->sim = obj;
-    s->head = s->data = data;
-    s->end = data + frag_size - SIZEOF_SKB_SHARED_INFO;
-    s->head_alloc = frag_size;
-    s->head_kind = skb_head_kind::page;
-    s->truesize = SKB_DATA_ALIGN(SIZEOF_SK_BUFF) + frag_size;  // SKB_TRUESIZE(frag_size - shinfo)
+    s->head = s->data = head;
+    s->end = head + alloc - SIZEOF_SKB_SHARED_INFO;
+    s->head_alloc = alloc;
+    s->head_kind = kind;
+    s->truesize = SKB_DATA_ALIGN(SIZEOF_SK_BUFF) + alloc;  // SKB_TRUESIZE(alloc - shinfo)
     k_.core.touch(obj, skb_header_clear_bytes, true);
     k_.core.touch(s->end, shinfo_clear_bytes, true);
     return s;
 }
 
+sk_buff* skb_allocator::build_skb(addr_t data, uint32_t frag_size) {
+    cpu::scope sc(k_.core, "build_skb");
+    k_.exec(path::build_skb);
+    const addr_t obj = k_.skbuff_head_cache.alloc();
+    if (!obj) return nullptr;
+    return __build_skb_around(obj, data, frag_size, skb_head_kind::page);
+}
+
 sk_buff* skb_allocator::netdev_alloc_skb(uint32_t len) {
     cpu::scope sc(k_.core, "__netdev_alloc_skb");
-    k_.exec(path::netdev_alloc_skb);
     len += NET_SKB_PAD;
+    // Small heads (<= SKB_WITH_OVERHEAD(1024)) come from kmalloc through __alloc_skb; the rest
+    // from the NAPI page_frag cache, with __build_skb around the frag.
+    if (len <= 1024 - SIZEOF_SKB_SHARED_INFO) {
+        k_.exec(path::netdev_alloc_skb_kmalloc);
+        sk_buff* s = alloc_skb(len);
+        if (s) skb_reserve(s, NET_SKB_PAD);
+        return s;
+    }
+    k_.exec(path::netdev_alloc_skb);
     const uint32_t size = SKB_DATA_ALIGN(len) + SIZEOF_SKB_SHARED_INFO;
-    // Small heads (<= SKB_WITH_OVERHEAD(1024)) come from kmalloc, the rest from page_frag.
-    const bool small = len <= 1024 - SIZEOF_SKB_SHARED_INFO;
-    const addr_t head = small ? k_.kmalloc_atomic(size) : k_.frags.page_frag_alloc(size);
+    const addr_t head = k_.frags.page_frag_alloc(size);
     if (!head) return nullptr;
     const addr_t obj = k_.skbuff_head_cache.alloc();
     if (!obj) {
-        if (small) k_.kfree(head, size); else k_.frags.page_frag_free(head);
+        k_.frags.page_frag_free(head);
         return nullptr;
     }
-    sk_buff* s = get();
-    s->sim = obj;
-    s->head = s->data = head;
-    s->end = head + SKB_DATA_ALIGN(len);
-    s->head_alloc = size;
-    s->head_kind = small ? skb_head_kind::kmalloc : skb_head_kind::frag;
-    s->truesize = SKB_DATA_ALIGN(SIZEOF_SK_BUFF) + size;
-    k_.core.touch(obj, skb_header_clear_bytes, true);
-    k_.core.touch(s->end, shinfo_clear_bytes, true);
+    sk_buff* s = __build_skb_around(obj, head, size, skb_head_kind::frag);
     skb_reserve(s, NET_SKB_PAD);
     return s;
 }
@@ -108,16 +112,7 @@ sk_buff* skb_allocator::alloc_skb(uint32_t size) {
         k_.skbuff_head_cache.free(obj);
         return nullptr;
     }
-    sk_buff* s = get();
-    s->sim = obj;
-    s->head = s->data = head;
-    s->end = head + SKB_DATA_ALIGN(size);
-    s->head_alloc = alloc;
-    s->head_kind = skb_head_kind::kmalloc;
-    s->truesize = SKB_DATA_ALIGN(SIZEOF_SK_BUFF) + alloc;
-    k_.core.touch(obj, skb_header_clear_bytes, true);
-    k_.core.touch(s->end, shinfo_clear_bytes, true);
-    return s;
+    return __build_skb_around(obj, head, alloc, skb_head_kind::kmalloc);
 }
 
 void skb_allocator::skb_gro_steal_head(sk_buff* to, sk_buff* from, addr_t frag_addr, uint32_t frag_len) {

@@ -62,8 +62,8 @@ public:
 
     // build_skb(data, frag_size): skb around an existing buffer (head_frag).
     sk_buff* build_skb(addr_t data, uint32_t frag_size);
-    // __netdev_alloc_skb / napi_alloc_skb: NET_SKB_PAD headroom; small heads from kmalloc,
-    // the rest from the page_frag cache.
+    // __netdev_alloc_skb (softirq context): NET_SKB_PAD headroom; small heads from kmalloc
+    // (__alloc_skb), the rest from the NAPI page_frag cache.
     sk_buff* netdev_alloc_skb(uint32_t len);
     // skb_reserve / skb_put / skb_pull / skb_push (pointer arithmetic, no memory access).
     static void skb_reserve(sk_buff* s, uint32_t n) { s->data += n; }
@@ -89,6 +89,7 @@ public:
 
 private:
     sk_buff* get();
+    sk_buff* __build_skb_around(addr_t obj, addr_t head, uint32_t alloc, skb_head_kind kind);
     void put(sk_buff* s);
     void release(sk_buff* s, bool napi_safe, path p);
     void skb_free_head(sk_buff* s, bool napi_safe);

@@ -314,12 +314,93 @@ TEST(kernel_memory, page_allocator_slab_and_frags_reuse_memory) {
         const addr_t f1 = b.k->frags.page_frag_alloc(2432);
         const addr_t f2 = b.k->frags.page_frag_alloc(2432);
         EXPECT_EQ(f1 % 64, 0u);
-        EXPECT_NE(f1 / PAGE_SIZE, f2 / PAGE_SIZE);  // 2 x 2432 do not fit one 4 KiB page
+        EXPECT_EQ(f1 - f2, 2432u);  // carved downwards from one 32 KiB page
         b.k->frags.page_frag_free(f1);
         b.k->frags.page_frag_free(f2);
-        EXPECT_LE(free0 - b.k->pages.free_pages(), 3u);
+        EXPECT_LE(free0 - b.k->pages.free_pages(), 10u);  // the cache keeps its page
         kernel_bench tiny;
         EXPECT_THROW(kernel(tiny.core, tiny.costs, arch_flavour::arm64, kernel_memory{DRAM, 8192, POOL, POOL_SIZE}),
                      std::invalid_argument);
+    });
+}
+
+// mm/page_alloc.c page_frag_alloc_align: 13 heads of 2432 B (a 2 KiB RX skb) from one 32 KiB
+// compound page, the page allocator once per page, the page freed with its last frag, and
+// reused in place when every frag came back before the cache ran out.
+TEST(kernel_memory, page_frag_cache_carves_32k_compound_pages) {
+    on_core_thread([] {
+        kernel_bench b;
+        auto& frags = b.k->frags;
+        auto& pages = b.k->pages;
+        const uint64_t free0 = pages.free_pages();
+        const uint64_t i0 = b.core.c.instructions;
+        std::vector<addr_t> f;
+        for (int i = 0; i < 13; ++i) f.push_back(frags.page_frag_alloc(2432));
+        page* head = pages.virt_to_head_page(f[0]);
+        ASSERT_NE(head, nullptr);
+        EXPECT_EQ(head->order, 3u);
+        EXPECT_EQ(head->addr % 32768, 0u);  // naturally aligned block
+        for (int i = 0; i < 13; ++i) {
+            EXPECT_EQ(pages.virt_to_head_page(f[i]), head);
+            EXPECT_EQ(f[i], head->addr + 32768 - 2432 * addr_t(i + 1));
+        }
+        EXPECT_EQ(free0 - pages.free_pages(), 8u);
+        EXPECT_EQ(b.core.c.instructions - i0,
+                  13 * b.costs[path::page_frag_alloc] + b.costs[path::alloc_pages] +
+                    b.costs[path::prep_compound_page] + 7 * b.costs[path::prep_compound_tail]);
+
+        // The 14th: a new page; the first lives on while its frags are out.
+        const addr_t g = frags.page_frag_alloc(2432);
+        page* head2 = pages.virt_to_head_page(g);
+        EXPECT_NE(head2, head);
+        EXPECT_EQ(free0 - pages.free_pages(), 16u);
+        for (int i = 0; i < 12; ++i) frags.page_frag_free(f[i]);
+        EXPECT_EQ(free0 - pages.free_pages(), 16u);
+        const uint64_t i1 = b.core.c.instructions;
+        frags.page_frag_free(f[12]);  // the last reference frees the whole block
+        EXPECT_EQ(free0 - pages.free_pages(), 8u);
+        EXPECT_EQ(b.core.c.instructions - i1, b.costs[path::page_frag_free] + b.costs[path::free_pages]);
+        EXPECT_EQ(head->refcount, 0);
+
+        // Every frag of the current page back before it runs out: reused in place.
+        frags.page_frag_free(g);
+        std::vector<addr_t> h;
+        for (int i = 0; i < 12; ++i) h.push_back(frags.page_frag_alloc(2432));
+        for (addr_t a : h) frags.page_frag_free(a);
+        const addr_t again = frags.page_frag_alloc(2432);
+        EXPECT_EQ(pages.virt_to_head_page(again), head2);
+        EXPECT_EQ(again, head2->addr + 32768 - 2432);
+        EXPECT_EQ(free0 - pages.free_pages(), 8u);
+        frags.page_frag_free(again);
+        EXPECT_THROW(frags.page_frag_free(head->addr), std::logic_error);  // a freed block
+    });
+}
+
+// __netdev_alloc_skb: a 2 KiB RX skb gets a page_frag head with NET_SKB_PAD headroom and the
+// frag branch's instructions; a small one goes through __alloc_skb with a kmalloc head.
+TEST(skbuff, netdev_alloc_skb_frag_head_or_kmalloc_head) {
+    on_core_thread([] {
+        kernel_bench b;
+        skb_allocator skbs(*b.k);
+        skbs.kfree_skb(skbs.netdev_alloc_skb(2048));  // warm: the frag page and the slabs exist
+        skbs.kfree_skb(skbs.netdev_alloc_skb(60));
+        uint64_t i0 = b.core.c.instructions;
+        sk_buff* big = skbs.netdev_alloc_skb(2048);
+        EXPECT_EQ(b.core.c.instructions - i0, b.costs[path::netdev_alloc_skb] + b.costs[path::page_frag_alloc] +
+                                                  b.costs[path::kmem_cache_alloc]);
+        EXPECT_EQ(big->head_kind, skb_head_kind::frag);
+        EXPECT_EQ(big->headroom(), NET_SKB_PAD);
+        EXPECT_EQ(big->head_alloc, 2432u);  // SKB_HEAD_ALIGN(2048 + NET_SKB_PAD)
+        EXPECT_EQ(big->end - big->head, 2112u);
+        EXPECT_EQ(big->truesize, 256u + 2432u);
+        i0 = b.core.c.instructions;
+        sk_buff* small = skbs.netdev_alloc_skb(60);
+        EXPECT_EQ(b.core.c.instructions - i0, b.costs[path::netdev_alloc_skb_kmalloc] + b.costs[path::alloc_skb] +
+                                                  2 * b.costs[path::kmem_cache_alloc]);
+        EXPECT_EQ(small->head_kind, skb_head_kind::kmalloc);
+        EXPECT_EQ(small->headroom(), NET_SKB_PAD);
+        skbs.kfree_skb(big);
+        skbs.kfree_skb(small);
+        EXPECT_EQ(skbs.live(), 0u);
     });
 }

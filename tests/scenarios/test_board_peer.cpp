@@ -63,7 +63,9 @@ TEST(board_peer, burst_raises_the_rate_and_shares_one_skb) {
     EXPECT_GT(tx_pps(b32), 1.1 * tx_pps(b1));
     const json& p1 = b1["generator"]["pktgen"];
     const json& p32 = b32["generator"]["pktgen"];
-    EXPECT_EQ(p1["xmit_calls"], p1["sofar"]);
+    // One call may straddle an edge of the window (counted at its start, its packet at the end).
+    EXPECT_NEAR(p1["xmit_calls"].get<double>(),
+                p1["sofar"].get<double>() + p1["queue_stopped"].get<double>() + p1["errors"].get<double>(), 1.0);
     EXPECT_NEAR(p32["sofar"].get<double>() / p32["xmit_calls"].get<double>(), 32.0, 1.0);
     // clone_skb 0 builds a new skb per call, which burst sends 32 times.
     EXPECT_NEAR(p32["skbs_built"].get<double>(), p32["xmit_calls"].get<double>(), 2.0);
