@@ -74,7 +74,7 @@ ptrdiff_t router::search(uint64_t addr) const {
         const route& r = s[i];
         const uint64_t page = addr >> page_shift, first = page << page_shift, page_bytes = uint64_t{1} << page_shift;
         if (first >= r.base && r.size >= page_bytes && first - r.base <= r.size - page_bytes)
-            pages_[page & (pages_.size() - 1)] = {page, i};
+            pages_[slot(page)] = {page, i};
     }
     return i;
 }

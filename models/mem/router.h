@@ -78,7 +78,7 @@ private:
     // Index of the region holding addr in regions_ (and routes_), -1 when unmapped: from the
     // page table when it knows the page, else by search.
     ptrdiff_t find(uint64_t addr) const {
-        const page_hint& h = pages_[(addr >> page_shift) & (pages_.size() - 1)];
+        const page_hint& h = pages_[slot(addr >> page_shift)];
         return h.page == addr >> page_shift ? h.index : search(addr);
     }
     ptrdiff_t search(uint64_t addr) const;
@@ -108,6 +108,9 @@ private:
         ptrdiff_t index = -1;
     };
     mutable std::array<page_hint, 512> pages_{};
+    // Higher page bits folded in: regions whose bases differ only above bit 21 (DDR and its
+    // non-cacheable alias) do not share slots page for page.
+    static size_t slot(uint64_t page) { return (page ^ (page >> 9)) & 511; }
     uint64_t address_errors_ = 0;
 };
 
