@@ -54,7 +54,6 @@ void board::build_host(const config& cfg) {
     } catch (const std::invalid_argument& e) {
         throw cfg.error_at("/cpu", e.what());
     }
-    core_->socket.bind(bus_->in);
     checker_->attach(*core_);
 }
 

@@ -145,6 +145,7 @@ core::core(sc_core::sc_module_name name, int id, const core_params& p, mem::rout
         l2_ = own_l2_.get();
     }
     socket.register_invalidate_direct_mem_ptr(this, &core::invalidate_dmi);
+    socket.bind(map.in);  // the router timed accesses call directly: one and the same
     tlm_utils::tlm_quantumkeeper::set_global_quantum(sc_time(p.quantum_ns, SC_NS));
     qk_.reset();
 

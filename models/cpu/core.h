@@ -87,11 +87,12 @@ struct core_stats {
 
 class core : public sc_core::sc_module, public core_api {
 public:
-    tlm_utils::simple_initiator_socket<core> socket;  // bind to the router's `in`
+    tlm_utils::simple_initiator_socket<core> socket;  // bound to map's `in` by the constructor
     sc_core::sc_vector<sc_core::sc_in<bool>> irq;     // params.irq_lines; unbound lines read low
 
-    // `map` gives every address's memory attribute; it is the router the socket is bound to, and
-    // timed accesses go to it by a direct call (router::transport, what the socket would do).
+    // `map` gives every address's memory attribute. The constructor binds the socket to its `in`
+    // (debug and DMI accesses use the socket), and timed accesses call it directly
+    // (router::transport, what the socket would do): the two cannot name different routers.
     // `shared_l2` is the cluster's last-level cache; nullptr makes the core own a private one.
     core(sc_core::sc_module_name name, int id, const core_params& p, mem::router& map,
          cache* shared_l2 = nullptr);

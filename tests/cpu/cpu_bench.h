@@ -86,7 +86,6 @@ struct cpu_bench {
 
     explicit cpu_bench(const cpu::core_params& p = test_params(), cpu::coherency_params cp = {})
         : checker(cp), core("core0", 0, p, bus) {
-        core.socket.bind(bus.in);
         tap.out.bind(bus.in);
         dma.socket.bind(tap.in);
         bus.connect("ddr", dram.socket);
