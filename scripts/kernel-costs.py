@@ -280,13 +280,15 @@ class Part:
     """Instructions of one walk: of function `fn` in object `obj`, owned by `owner` (an inlined
     function, default the function itself), optionally only source lines `lines` of the owner,
     and `loop` = "body" (once per iteration of the owner's loop) or "call" (the rest). `avoid`:
-    functions the modelled path never calls from the owner; a walk that calls one is an error."""
+    functions the modelled path never calls from the owner, `need`: functions it always calls; a
+    walk that calls an avoided one or misses a needed one took the wrong branch, an error."""
 
     def __init__(self, obj, fn, owner=None, loop=None, lines=None, take=(), pick=0, follow=False, not_lines=None,
-                 group=None, rotated=False, avoid=None):
+                 group=None, rotated=False, avoid=None, need=None):
         self.obj, self.fn, self.owner, self.loop, self.lines, self.group = obj, fn, owner or fn, loop, lines, group
         self.rotated = rotated
         self.take, self.pick, self.follow, self.not_lines, self.avoid = take, pick, follow, not_lines, avoid
+        self.need = need
 
 
 class Counter:
@@ -328,10 +330,12 @@ class Counter:
 
     def count(self, p):
         path, owner, inloop, ranges = self.walked(p)
-        n, addrs = 0, []
+        n, addrs, calls = 0, [], set()
         for i, (name, line), loops in zip(path, owner, inloop):
             if name != p.owner or excluded(i):
                 continue
+            if i.mn in ("bl", "blx"):
+                calls.update(re.findall(r"<([\w.]+)", i.ops))
             if p.avoid and i.mn in ("bl", "blx") and any("<%s" % f in i.ops for f in p.avoid):
                 die("%s > %s: the walk calls %s at %#x (line %d), which the modelled path does not: steer it "
                     "with TAKES" % (p.fn, p.owner, i.ops, i.addr, line))
@@ -343,6 +347,10 @@ class Counter:
                 continue
             n += 1
             addrs.append(i.addr)
+        missing = [f for f in p.need or () if f not in calls]
+        if missing:
+            die("%s > %s: the walk does not call %s, which the modelled path does: steer it with TAKES"
+                % (p.fn, p.owner, ", ".join(missing)))
         fn, start, end = ranges[0]
         return n, {"name": " + ".join(r[0] for r in ranges) + ("" if p.owner == p.fn else " > " + p.owner) +
                    ("" if not p.loop else " (loop %s)" % p.loop) +
@@ -369,7 +377,10 @@ TAKES = {
         "xmit_frags": (0x6c, 0x478, 0x7e4, 0x740, 0x504),  # ... with fragments
         "interrupt": (0x5c,),  # events and link up: schedule NAPI
         # dma-direct: no dma_range_map, non-coherent device, buffer outside the swiotlb pool
-        "sync_cpu": (0x48, 0x80, 0x94, 0xb4), "sync_dev": (0x40, 0xb4, 0x78), "map": (0x9c,), "unmap": (0x4c,),
+        "sync_cpu": (0x48, 0x80, 0x94, 0xb4), "sync_dev": (0x40, 0xb4, 0x78), 
+        # dma_map/unmap_page_attrs: dma-direct, as above; without DMA_ATTR_SKIP_CPU_SYNC (a streaming
+        # map or unmap) the branch to the cache maintenance, with it (page_pool's) the return
+        "map": (0x9c, 0x148), "map_skip": (0x9c,), "unmap": (0x4c, 0xfc, 0xc0, 0xd4), "unmap_skip": (0x4c,),
         "unmap_arch": (0xc,),  # arch_sync_dma_for_cpu returns at once for DMA_TO_DEVICE
         "put_direct": (0x48,),  # page_pool_put_defragged_page with allow_direct
         "xdp_return_pp": (0x20,),  # __xdp_return: MEM_TYPE_PAGE_POOL
@@ -388,6 +399,8 @@ TAKES = {
         "xmit": (0x50,),
         "sync_cpu": (0x44, 0xbc), "sync_dev": (0x3c, 0xb8),
         "dev_to_cpu": (0x98,),  # less than a page: no PG_dcache_clean marking
+        # dma_map/unmap_page_attrs: no dma_range_map; the sync branch unless DMA_ATTR_SKIP_CPU_SYNC
+        "map": (0x108,), "unmap": (0x4c, 0x14c, 0x104, 0x11c), "unmap_skip": (0x4c,),
         "netdev_frag": (0x30, 0x94),  # __netdev_alloc_skb: a page_frag head, softirq context (irqs on)
     },
 }
@@ -402,6 +415,7 @@ IRQ = [Part(V, "el1h_64_irq", follow=True), Part(V, "el1h_64_irq_handler"), Part
        Part(V, "__irq_resolve_mapping"), Part(V, "handle_fasteoi_irq"), Part(V, "handle_irq_event"),
        Part(V, "__handle_irq_event_percpu"), Part(V, "irq_exit_rcu"), Part(V, "__irq_exit_rcu"),
        Part(V, "exit_to_kernel_mode.isra.0")]
+SYNC_DEV, SYNC_CPU = ("arch_sync_dma_for_device",), ("arch_sync_dma_for_cpu",)
 SKB_LINES = (1709, 1776)  # fec_enet_rx_queue: build_skb .. napi_gro_receive (the firmware's fec_enet_rx_skb)
 
 SPEC = {
@@ -430,11 +444,20 @@ SPEC = {
         Part(V, "arch_sync_dma_for_device", group="dev")],
         note="mean of the sync for the CPU and for the device: the DMA API, dma-direct (inlined; no "
              "dma_range_map, non-coherent device) and the arch_sync_dma_* wrapper around the cache routine"),
-    "dma_map_single": dict(parts=[Part(V, "dma_map_page_attrs", take="map"), Part(V, "arch_sync_dma_for_device")]),
-    "dma_unmap_single": dict(parts=[Part(V, "dma_unmap_page_attrs", take="unmap"),
+    "dma_map_single": dict(parts=[Part(V, "dma_map_page_attrs", take="map", need=SYNC_DEV),
+                                  Part(V, "arch_sync_dma_for_device")],
+                           note="a streaming map: dma_map_page_attrs (dma-direct inlined) calling "
+                                "arch_sync_dma_for_device around the clean"),
+    "dma_map_single_skip_sync": dict(parts=[Part(V, "dma_map_page_attrs", take="map_skip", avoid=SYNC_DEV)],
+                                     note="page_pool's map (DMA_ATTR_SKIP_CPU_SYNC): dma_map_page_attrs "
+                                          "returning the address without a sync"),
+    "dma_unmap_single": dict(parts=[Part(V, "dma_unmap_page_attrs", take="unmap", need=SYNC_CPU),
                                     Part(V, "arch_sync_dma_for_cpu", take="unmap_arch")],
-                           note="dma_unmap_page_attrs (dma-direct inlined) + arch_sync_dma_for_cpu returning at once "
-                                "for DMA_TO_DEVICE"),
+                             note="a streaming unmap: dma_unmap_page_attrs (dma-direct inlined) calling "
+                                  "arch_sync_dma_for_cpu, which returns at once for DMA_TO_DEVICE"),
+    "dma_unmap_single_skip_sync": dict(parts=[Part(V, "dma_unmap_page_attrs", take="unmap_skip", avoid=SYNC_CPU)],
+                                       note="page_pool's unmap (DMA_ATTR_SKIP_CPU_SYNC): dma_unmap_page_attrs "
+                                            "without a sync"),
     "dcache_by_line_op": dict(mean=True, parts=[Part(V, "dcache_clean_poc", loop="call"), Part(V, "dcache_inval_poc", loop="call", rotated=True)],
                               note="mean of the clean and invalidate routines (arch/arm64/mm/cache.S) around the line loop"),
     "dcache_by_line_iter": dict(mean=True, parts=[Part(V, "dcache_clean_poc", loop="body"), Part(V, "dcache_inval_poc", loop="body", rotated=True)],
@@ -574,7 +597,7 @@ SPEC = {
 REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_collect_events", "fec_enet_rx_napi", "fec_enet_rx",
             "fec_enet_rx_queue", "fec_enet_rx_queue_bd", "fec_enet_rx_error", "fec_enet_update_cbd", "fec_enet_tx",
             "fec_enet_tx_queue", "fec_enet_tx_queue_bd", "fec_enet_rx_skb", "dma_sync_single", "dma_map_single",
-            "dma_unmap_single", "dcache_by_line_op", "dcache_by_line_iter", "page_pool_alloc_fast",
+            "dma_unmap_single", "dma_map_single_skip_sync", "dma_unmap_single_skip_sync", "dcache_by_line_op", "dcache_by_line_iter", "page_pool_alloc_fast",
             "page_pool_put_page", "page_pool_recycle_ring", "xdp_return_frame_rx_napi", "xdp_do_flush",
             "bpf_prog_run_xdp", "fec_enet_run_xdp", "xdp_convert_buff_to_frame", "fec_enet_xdp_tx_xmit",
             "fec_enet_txq_xmit_frame", "fec_txq_trigger_xmit", "fec_enet_start_xmit", "fec_enet_txq_submit_skb",
@@ -585,7 +608,8 @@ REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_coll
                       "fec_enet_tx", "fec_enet_tx_queue", "fec_enet_tx_queue_bd", "fec_enet_rx_skb",
                       "bpf_prog_run_xdp", "fec_enet_run_xdp", "xdp_convert_buff_to_frame", "fec_enet_xdp_tx_xmit",
                       "fec_enet_txq_xmit_frame", "fec_txq_trigger_xmit", "fec_enet_start_xmit", "netdev_alloc_skb",
-                      "fec_enet_txq_submit_skb", "dcache_by_line_op", "dcache_by_line_iter", "dma_sync_single"}}
+                      "fec_enet_txq_submit_skb", "dcache_by_line_op", "dcache_by_line_iter", "dma_sync_single",
+                      "dma_map_single", "dma_unmap_single", "dma_map_single_skip_sync", "dma_unmap_single_skip_sync"}}
 for _k in ("xdp_prog_pass", "xdp_prog_drop", "xdp_prog_tx", "xdp_prog_parse", "xdp_prog_count",
            "xdp_prog_swap_macs", "xdp_prog_redirect"):
     SPEC[_k] = dict(estimate="a JITed XDP program: no package ships its JITed image")
@@ -610,8 +634,8 @@ SPEC_ARMHF = dict(SPEC, **{
                             [Part(p.obj, p.fn, group="dev") for p in ARM_SYNC_DEV],
                             note="mean of the sync for the CPU and for the device: DMA API, dma-direct, "
                                  "arch_sync_dma_*, __dma_page_*, dma_cache_maint_page, v7_dma_*_area"),
-    "dma_map_single": dict(parts=[Part(V, "dma_map_page_attrs")] + ARM_SYNC_DEV),
-    "dma_unmap_single": dict(parts=[Part(V, "dma_unmap_page_attrs")] + ARM_SYNC_CPU),
+    "dma_map_single": dict(parts=[Part(V, "dma_map_page_attrs", take="map", need=SYNC_DEV)] + ARM_SYNC_DEV),
+    "dma_unmap_single": dict(parts=[Part(V, "dma_unmap_page_attrs", take="unmap", need=SYNC_CPU)] + ARM_SYNC_CPU),
     "dcache_by_line_op": dict(mean=True, parts=[Part(V, "v7_dma_clean_range", loop="call"),
                                                 Part(V, "v7_dma_inv_range", loop="call")],
                               note="mean of v7_dma_clean_range and v7_dma_inv_range around the line loop"),

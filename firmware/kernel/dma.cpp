@@ -14,17 +14,22 @@ void dma_device::dma_sync_single_for_cpu(dma_addr_t addr, size_t size, dma_data_
     if (!coherent_) arch_sync_dma_for_cpu(addr, size, dir);
 }
 
+// dma-direct calls the architecture's sync only for a non-coherent device without
+// DMA_ATTR_SKIP_CPU_SYNC (page_pool maps and unmaps with it); the other branch is shorter and has
+// its own key.
 dma_addr_t dma_device::dma_map_single(addr_t a, size_t size, dma_data_direction dir, unsigned long attrs) {
     cpu::scope s(k_.core, "dma_map_single");
-    k_.exec(path::dma_map_single);
-    if (!coherent_ && !(attrs & DMA_ATTR_SKIP_CPU_SYNC)) arch_sync_dma_for_device(a, size, dir);
+    const bool sync = !coherent_ && !(attrs & DMA_ATTR_SKIP_CPU_SYNC);
+    k_.exec(sync ? path::dma_map_single : path::dma_map_single_skip_sync);
+    if (sync) arch_sync_dma_for_device(a, size, dir);
     return a;
 }
 
 void dma_device::dma_unmap_single(dma_addr_t addr, size_t size, dma_data_direction dir, unsigned long attrs) {
     cpu::scope s(k_.core, "dma_unmap_single");
-    k_.exec(path::dma_unmap_single);
-    if (!coherent_ && !(attrs & DMA_ATTR_SKIP_CPU_SYNC)) arch_sync_dma_for_cpu(addr, size, dir);
+    const bool sync = !coherent_ && !(attrs & DMA_ATTR_SKIP_CPU_SYNC);
+    k_.exec(sync ? path::dma_unmap_single : path::dma_unmap_single_skip_sync);
+    if (sync) arch_sync_dma_for_cpu(addr, size, dir);
 }
 
 void dma_device::arch_sync_dma_for_device(addr_t paddr, size_t size, dma_data_direction dir) {
