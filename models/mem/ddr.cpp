@@ -29,26 +29,29 @@ uint8_t* ddr::chunk(uint64_t index) {
     return c.get();
 }
 
+// One chunk's part of an access: n bytes at addr, all in addr's chunk. An untouched chunk
+// reads as zeros without being allocated.
+__attribute__((always_inline)) inline void ddr::part(uint64_t addr, uint8_t* data, size_t n, bool write) {
+    const uint64_t off = addr % chunk_bytes;
+    if (write) std::memcpy(chunk(addr / chunk_bytes) + off, data, n);
+    else if (const auto& c = chunks_[addr / chunk_bytes]) std::memcpy(data, c.get() + off, n);
+    else std::memset(data, 0, n);
+}
+
+// An access in range, chunk by chunk (most lie in one: lines, descriptors, frames).
+void ddr::parts(uint64_t addr, uint8_t* data, size_t len, bool write) {
+    for (size_t n; len > 0; addr += n, data += n, len -= n)
+        part(addr, data, n = std::min<uint64_t>(len, chunk_bytes - addr % chunk_bytes), write);
+}
+
 void ddr::peek(uint64_t addr, void* dst, size_t len) const {
-    auto* out = static_cast<uint8_t*>(dst);
-    while (len > 0) {
-        const uint64_t off = addr % chunk_bytes;
-        const size_t n = std::min<uint64_t>(len, chunk_bytes - off);
-        const auto& c = chunks_.at(addr / chunk_bytes);
-        if (c) std::memcpy(out, c.get() + off, n);
-        else std::memset(out, 0, n);
-        addr += n, out += n, len -= n;
-    }
+    if (addr >= p_.size_bytes || len > p_.size_bytes - addr) throw std::out_of_range("ddr::peek beyond the memory");
+    const_cast<ddr*>(this)->parts(addr, static_cast<uint8_t*>(dst), len, false);  // a read allocates nothing
 }
 
 void ddr::poke(uint64_t addr, const void* src, size_t len) {
-    auto* in = static_cast<const uint8_t*>(src);
-    while (len > 0) {
-        const uint64_t off = addr % chunk_bytes;
-        const size_t n = std::min<uint64_t>(len, chunk_bytes - off);
-        std::memcpy(chunk(addr / chunk_bytes) + off, in, n);
-        addr += n, in += n, len -= n;
-    }
+    if (addr >= p_.size_bytes || len > p_.size_bytes - addr) throw std::out_of_range("ddr::poke beyond the memory");
+    parts(addr, static_cast<uint8_t*>(const_cast<void*>(src)), len, true);  // a write only reads src
 }
 
 sc_time ddr::access(const sc_time& arrival, size_t bytes, bool is_write) {
@@ -85,7 +88,7 @@ sc_time ddr::access(const sc_time& arrival, size_t bytes, bool is_write) {
     return (start - arrival) + (is_write ? write_latency_ : read_latency_) + transfer;
 }
 
-bool ddr::copy(tlm::tlm_generic_payload& gp) {
+__attribute__((always_inline)) inline bool ddr::copy(tlm::tlm_generic_payload& gp) {
     const uint64_t addr = gp.get_address();
     const size_t len = gp.get_data_length();
     if (addr >= p_.size_bytes || len > p_.size_bytes - addr) {
@@ -96,29 +99,15 @@ bool ddr::copy(tlm::tlm_generic_payload& gp) {
         gp.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
         return false;
     }
-    if (gp.is_read()) peek(addr, gp.get_data_ptr(), len);
-    else if (gp.is_write()) poke(addr, gp.get_data_ptr(), len);
+    if (gp.is_read() || gp.is_write()) {
+        if (len <= chunk_bytes - addr % chunk_bytes) part(addr, gp.get_data_ptr(), len, gp.is_write());  // most
+        else parts(addr, gp.get_data_ptr(), len, gp.is_write());
+    }
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
     return true;
 }
 
 void ddr::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
-    // Most accesses are lines, descriptors and frames within one chunk: copied here, with the
-    // same checks and result as copy() (an untouched chunk reads as zeros, unallocated).
-    const uint64_t addr = gp.get_address();
-    const size_t len = gp.get_data_length();
-    const uint64_t off = addr % chunk_bytes;
-    if (addr < p_.size_bytes && len <= p_.size_bytes - addr && len <= chunk_bytes - off && !gp.get_byte_enable_ptr() &&
-        (gp.is_read() || gp.is_write())) {
-        auto& c = chunks_[addr / chunk_bytes];
-        if (gp.is_write()) std::memcpy(chunk(addr / chunk_bytes) + off, gp.get_data_ptr(), len);
-        else if (c) std::memcpy(gp.get_data_ptr(), c.get() + off, len);
-        else std::memset(gp.get_data_ptr(), 0, len);
-        gp.set_response_status(tlm::TLM_OK_RESPONSE);
-        delay += access(sim_time() + delay, len, gp.is_write());
-        gp.set_dmi_allowed(true);
-        return;
-    }
     if (!copy(gp)) return;
     if (gp.is_read() || gp.is_write())
         delay += access(sim_time() + delay, gp.get_data_length(), gp.is_write());

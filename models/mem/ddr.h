@@ -57,7 +57,10 @@ private:
     void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
     bool get_direct_mem_ptr(tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi);
     unsigned transport_dbg(tlm::tlm_generic_payload& gp);
-    bool copy(tlm::tlm_generic_payload& gp);
+    // The checks and the bytes of an access (ddr.cpp, inlined into b_transport: the hot path).
+    inline bool copy(tlm::tlm_generic_payload& gp);
+    void parts(uint64_t addr, uint8_t* data, size_t len, bool write);
+    inline void part(uint64_t addr, uint8_t* data, size_t n, bool write);
     uint8_t* chunk(uint64_t index);
 
     ddr_params p_;
