@@ -59,28 +59,34 @@ sc_time ddr::access(const sc_time& arrival, size_t bytes, bool is_write) {
         1, burst_shift_ >= 0 ? (bytes + p_.burst_bytes - 1) >> burst_shift_ : (bytes + p_.burst_bytes - 1) / p_.burst_bytes);
     const sc_time transfer =
         bursts < transfer_time_.size() ? transfer_time_[bursts] : burst_time_ * static_cast<double>(bursts);
+    // Bookings that ended before now delay nothing (no request arrives before now): skipped by
+    // advancing head_, and dropped at once when all have ended or many have (no copy per access).
     const sc_time& now = sim_time();
-    // Forget transfers that ended before now; the rest stay sorted by start.
-    size_t gone = 0;
-    while (gone < booked_.size() && booked_[gone].end <= now) ++gone;
-    if (gone) booked_.erase(booked_.begin(), booked_.begin() + static_cast<std::ptrdiff_t>(gone));
-    // Wait for whatever occupies the bus at the start time, until nothing does. One pass in
-    // start order suffices: a booking passed over ended before the start, which only grows.
-    // Bookings that start later stay where they are (they were answered already).
-    // A booking that started more than the longest transfer before the arrival ended before it:
-    // the pass starts at the first one that may not have (the core running ahead of SystemC
-    // time keeps many bookings between now and its own time).
-    const sc_time from = arrival > longest_ ? arrival - longest_ : sc_core::SC_ZERO_TIME;
-    auto it = std::lower_bound(booked_.begin(), booked_.end(), from,
-                               [](const booking& b, const sc_time& t) { return b.start < t; });
+    while (head_ < booked_.size() && booked_[head_].end <= now) ++head_;
+    if (head_ == booked_.size()) booked_.clear(), head_ = 0;
+    else if (head_ >= 64) booked_.erase(booked_.begin(), booked_.begin() + static_cast<std::ptrdiff_t>(head_)), head_ = 0;
     sc_time start = arrival;
-    for (; it != booked_.end() && it->start <= start; ++it)
-        if (it->end > start) start = it->end;
+    if (latest_end_ <= arrival) {
+        // Every transfer booked so far ended by the arrival (and started before it): the bus is
+        // free, and the booking goes last in start order. Most accesses take this path.
+        booked_.push_back(booking{start, start + transfer});
+    } else {
+        // Wait for whatever occupies the bus at the start time, until nothing does. One pass in
+        // start order suffices: a booking passed over ended before the start, which only grows.
+        // Bookings that start later stay where they are (they were answered already).
+        // A booking that started more than the longest transfer before the arrival ended before
+        // it: the pass starts at the first one that may not have (the core running ahead of
+        // SystemC time keeps many bookings between now and its own time).
+        const sc_time from = arrival > longest_ ? arrival - longest_ : sc_core::SC_ZERO_TIME;
+        auto it = std::lower_bound(booked_.begin() + static_cast<std::ptrdiff_t>(head_), booked_.end(), from,
+                                   [](const booking& b, const sc_time& t) { return b.start < t; });
+        for (; it != booked_.end() && it->start <= start; ++it)
+            if (it->end > start) start = it->end;
+        booked_.insert(it, booking{start, start + transfer});  // it: the first starting later
+    }
     const sc_time end = start + transfer;
     longest_ = std::max(longest_, transfer);
-    auto at = booked_.end();
-    while (at != booked_.begin() && std::prev(at)->start > start) --at;
-    booked_.insert(at, booking{start, end});
+    latest_end_ = std::max(latest_end_, end);
     stats_.busy += transfer;
     stats_.queueing += start - arrival;
     if (is_write) ++stats_.writes, stats_.bytes_written += bytes;

@@ -68,13 +68,15 @@ private:
     // burst_time_ * n for the burst counts of lines and frames, computed once (same rounding).
     std::array<sc_core::sc_time, 64> transfer_time_;
     int burst_shift_ = -1;  // log2(burst_bytes) when a power of two: no division per access
-    // Booked transfers [start, end), by start; those ended before SystemC time are dropped
-    // (no request can arrive before the current time).
+    // Booked transfers [start, end), by start, from head_ on; those before head_ ended before
+    // SystemC time (no request can arrive before the current time).
     struct booking {
         sc_core::sc_time start, end;
     };
     std::vector<booking> booked_;
-    sc_core::sc_time longest_;  // the longest transfer booked so far
+    size_t head_ = 0;
+    sc_core::sc_time longest_;     // the longest transfer booked so far
+    sc_core::sc_time latest_end_;  // the latest end of any transfer booked so far
     std::vector<std::unique_ptr<uint8_t[]>> chunks_;  // allocated on first touch
     ddr_stats stats_;
 };

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <random>
+#include <vector>
 
 namespace fecsim {
 namespace {
@@ -172,6 +174,46 @@ TEST(ddr, a_wait_chains_through_back_to_back_transfers) {
     };
     sc_core::sc_start();
     EXPECT_EQ(d, sc_time(105 + 27 + 104, SC_NS));  // waits until 132, not 216
+}
+
+// The booking list keeps only what can still delay a request and answers most requests without
+// searching it: its answers checked against a scan of every transfer ever booked (requests
+// ahead of SystemC time by up to 2 us, in order and out of it, while time advances).
+TEST(ddr, bus_booking_answers_as_a_scan_of_every_transfer) {
+    fresh_simulation();
+    bench t("t");
+    t.run_a = [&](tlm_initiator&) {
+        struct span {
+            sc_time start, end;
+        };
+        std::vector<span> all;
+        std::mt19937_64 rng(7);
+        sc_time queueing, arrival;
+        for (int i = 0; i < 20000; ++i) {
+            if (rng() % 8 == 0) sc_core::wait(sc_time(double(rng() % (rng() % 16 == 0 ? 4000 : 200)), SC_NS));
+            // In order just after the previous request (a core's stream), and in every other
+            // block of requests half of them anywhere.
+            const sc_time now = sc_core::sc_time_stamp();
+            arrival = (i / 500) % 2 == 0 || rng() % 2 ? std::max(now, arrival + sc_time(double(rng() % 64), SC_NS))
+                                                      : now + sc_time(double(rng() % 2000), SC_NS);
+            const size_t bytes = rng() % 4 ? 64 : 1 + rng() % 1024;  // mostly lines
+            const bool write = rng() % 2;
+            const sc_time transfer(4.0 * double((bytes + 63) / 64), SC_NS);
+            sc_time start = arrival;
+            for (bool moved = true; moved;) {  // until no transfer occupies the bus at start
+                moved = false;
+                for (const span& s : all)
+                    if (s.start <= start && s.end > start) start = s.end, moved = true;
+            }
+            all.push_back({start, start + transfer});
+            queueing += start - arrival;
+            const sc_time latency(write ? 20 : 100, SC_NS);
+            ASSERT_EQ(t.dram.access(arrival, bytes, write), start - arrival + latency + transfer) << "request " << i;
+        }
+        EXPECT_EQ(t.dram.stats().queueing, queueing);
+        EXPECT_GT(queueing, sc_time(100, sc_core::SC_US));  // the requests did contend
+    };
+    sc_core::sc_start();
 }
 
 TEST(ddr, dmi_pointer_aliases_the_storage) {
