@@ -188,12 +188,6 @@ void core::sync() {
     throw std::runtime_error(s.str());
 }
 
-const mem::region& core::region_of(addr_t a, size_t len) const {
-    const mem::region* r = map_.decode(a);
-    if (__builtin_expect(!r || len > r->size - (a - r->base), 0)) bad_access(r, a);
-    return *r;
-}
-
 // Out of region_of's way: the faults' strings cost the hot path a stack frame otherwise.
 [[noreturn]] __attribute__((noinline, cold)) void core::bad_access(const mem::region* r, addr_t a) const {
     if (!r) fault("access to unmapped address", a);

@@ -173,7 +173,12 @@ private:
         return v;
     }
     void store(addr_t a, const void* src, size_t len);
-    const mem::region& region_of(addr_t a, size_t len) const;
+    // Inline in every access: the router's page table answers it in a few instructions.
+    const mem::region& region_of(addr_t a, size_t len) const {
+        const mem::region* r = map_.decode(a);
+        if (__builtin_expect(!r || len > r->size - (a - r->base), 0)) bad_access(r, a);
+        return *r;
+    }
     [[noreturn]] void bad_access(const mem::region* r, addr_t a) const;  // region_of's faults
     [[noreturn]] void fault(const std::string& what, addr_t a) const;
 
