@@ -72,9 +72,8 @@ void board::build_device(const config& cfg) {
 
     // The FEC's DMA reaches memory through the coherency tap, which shows the checker every
     // device read and write.
-    dma_tap_ = std::make_unique<cpu::coherency_tap>(name("fec0_dma_tap").c_str(), *checker_);
+    dma_tap_ = std::make_unique<cpu::coherency_tap>(name("fec0_dma_tap").c_str(), *checker_, *bus_);
     fec_->dma.bind(dma_tap_->in);
-    dma_tap_->out.bind(bus_->in);
 
     const int first = f.integer("first_irq");
     for (unsigned i = 0; i < fec::max_irq_lines; ++i) {

@@ -4,21 +4,25 @@
 
 namespace fecsim::cpu {
 
-coherency_tap::coherency_tap(sc_core::sc_module_name name, coherency_checker& checker)
-    : sc_module(name), in("in"), out("out"), checker_(checker) {
-    in.register_b_transport(this, &coherency_tap::b_transport);
-    in.register_get_direct_mem_ptr(this, &coherency_tap::get_direct_mem_ptr);
-    in.register_transport_dbg(this, &coherency_tap::transport_dbg);
+coherency_tap::coherency_tap(sc_core::sc_module_name name, coherency_checker& checker, mem::router& bus)
+    : sc_module(name), in("in"), out("out"), checker_(checker), bus_(bus) {
+    in.bind(*this);
     out.register_invalidate_direct_mem_ptr(this, &coherency_tap::invalidate_direct_mem_ptr);
+    out.bind(bus.in);  // the router timed accesses call directly: one and the same
 }
 
 void coherency_tap::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
     const sc_core::sc_time at = sim_time() + delay;
-    out->b_transport(gp, delay);
+    bus_.transport(gp, delay);  // = out->b_transport(gp, delay), one call
     if (!gp.is_response_ok() || !(gp.is_read() || gp.is_write())) return;
     ++(gp.is_write() ? writes_ : reads_);
     checker_.device_access(gp.is_write(), gp.get_address(), gp.get_data_length(), at);
     if (checker_.observes_device()) gp.set_dmi_allowed(false);
+}
+
+tlm::tlm_sync_enum coherency_tap::nb_transport_fw(tlm::tlm_generic_payload& gp, tlm::tlm_phase&, sc_core::sc_time&) {
+    gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    return tlm::TLM_COMPLETED;
 }
 
 bool coherency_tap::get_direct_mem_ptr(tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi) {

@@ -80,13 +80,12 @@ struct cpu_bench {
     reg_device dev{"dev"};
     cpu::coherency_checker checker;
     cpu::core core;
-    cpu::coherency_tap tap{"tap", checker};
+    cpu::coherency_tap tap{"tap", checker, bus};
     tlm_initiator dma{"dma"};
     sc_core::sc_signal<bool> irq_sig[2];
 
     explicit cpu_bench(const cpu::core_params& p = test_params(), cpu::coherency_params cp = {})
         : checker(cp), core("core0", 0, p, bus) {
-        tap.out.bind(bus.in);
         dma.socket.bind(tap.in);
         bus.connect("ddr", dram.socket);
         bus.connect("dev", dev.socket);

@@ -308,6 +308,32 @@ TEST(coherency, tap_refuses_dmi_while_checking) {
     EXPECT_FALSE(allowed);
 }
 
+// The tap is the master's target interface itself: blocking transport only. A non-blocking
+// call is refused, and neither reaches memory nor the checker.
+TEST(coherency, tap_refuses_non_blocking_transport) {
+    fresh_simulation();
+    cpu_bench b;
+    tlm::tlm_sync_enum r = tlm::TLM_ACCEPTED;
+    tlm::tlm_response_status status = tlm::TLM_INCOMPLETE_RESPONSE;
+    run(b, [&](core_api&) {
+        uint32_t v = 1;
+        tlm::tlm_generic_payload gp;
+        gp.set_command(tlm::TLM_WRITE_COMMAND);
+        gp.set_address(buf);
+        gp.set_data_ptr(reinterpret_cast<unsigned char*>(&v));
+        gp.set_data_length(4);
+        gp.set_streaming_width(4);
+        tlm::tlm_phase phase = tlm::BEGIN_REQ;
+        sc_time delay;
+        r = b.dma.socket->nb_transport_fw(gp, phase, delay);
+        status = gp.get_response_status();
+    });
+    EXPECT_EQ(r, tlm::TLM_COMPLETED);
+    EXPECT_EQ(status, tlm::TLM_GENERIC_ERROR_RESPONSE);
+    EXPECT_EQ(b.tap.writes(), 0u);
+    EXPECT_EQ(b.dram.stats().writes, 0u);
+}
+
 TEST(coherency, pl310_stale_copy_in_the_outer_cache_is_caught) {
     auto rx = [](bool outer_invalidate) {
         fresh_simulation();
