@@ -330,13 +330,15 @@ class Counter:
 
     def count(self, p):
         path, owner, inloop, ranges = self.walked(p)
+        # the branch checks hold where this architecture's walk is steered (TAKES names the take)
+        steered = not isinstance(p.take, str) or p.take in TAKES.get(self.arch, {})
         n, addrs, calls = 0, [], set()
         for i, (name, line), loops in zip(path, owner, inloop):
             if name != p.owner or excluded(i):
                 continue
             if i.mn in ("bl", "blx"):
                 calls.update(re.findall(r"<([\w.]+)", i.ops))
-            if p.avoid and i.mn in ("bl", "blx") and any("<%s" % f in i.ops for f in p.avoid):
+            if p.avoid and steered and i.mn in ("bl", "blx") and any("<%s" % f in i.ops for f in p.avoid):
                 die("%s > %s: the walk calls %s at %#x (line %d), which the modelled path does not: steer it "
                     "with TAKES" % (p.fn, p.owner, i.ops, i.addr, line))
             if p.lines and not (p.lines[0] <= line <= p.lines[1]):
@@ -347,7 +349,7 @@ class Counter:
                 continue
             n += 1
             addrs.append(i.addr)
-        missing = [f for f in p.need or () if f not in calls]
+        missing = [f for f in p.need or () if f not in calls] if steered else []
         if missing:
             die("%s > %s: the walk does not call %s, which the modelled path does: steer it with TAKES"
                 % (p.fn, p.owner, ", ".join(missing)))
@@ -382,7 +384,13 @@ TAKES = {
         # map or unmap) the branch to the cache maintenance, with it (page_pool's) the return
         "map": (0x9c, 0x148), "map_skip": (0x9c,), "unmap": (0x4c, 0xfc, 0xc0, 0xd4), "unmap_skip": (0x4c,),
         "unmap_arch": (0xc,),  # arch_sync_dma_for_cpu returns at once for DMA_TO_DEVICE
-        "put_direct": (0x48,),  # page_pool_put_defragged_page with allow_direct
+        # page_pool_put_defragged_page on fec's pool (PP_FLAG_DMA_SYNC_DEV: the sync for the device),
+        # with allow_direct (XDP in NAPI: into the alloc cache) or without (an skb's page: the ring)
+        "put_direct": (0x44,), "put_ring": (0x44, 0x1ac),
+        # fec's pool: page_pool_dma_map succeeds, PP_FLAG_DMA_SYNC_DEV, no init_callback; the pool's
+        # nid is NUMA_NO_NODE (dev_to_node of a platform device), so the refill asks numa_mem_id()
+        "pp_slow": (0x144, 0xec), "pp_dma_map": (0x54,), "pp_refill": (0x40,),
+        "release_head": (0x3c,),  # skb_release_head_state: no conntrack entry (no netfilter rules)
         "xdp_return_pp": (0x20,),  # __xdp_return: MEM_TYPE_PAGE_POOL
         "list_empty": (0x3c,),  # __cpu_map_flush / __xsk_map_flush: nothing queued
         "copy_large": (0x6c, 0xfc),  # __arch_copy_to_user: 128 bytes or more, the 64-byte loop
@@ -400,7 +408,7 @@ TAKES = {
         "sync_cpu": (0x44, 0xbc), "sync_dev": (0x3c, 0xb8),
         "dev_to_cpu": (0x98,),  # less than a page: no PG_dcache_clean marking
         # dma_map/unmap_page_attrs: no dma_range_map; the sync branch unless DMA_ATTR_SKIP_CPU_SYNC
-        "map": (0x108,), "unmap": (0x4c, 0x14c, 0x104, 0x11c), "unmap_skip": (0x4c,),
+        "map": (0x108,), "map_skip": (), "unmap": (0x4c, 0x14c, 0x104, 0x11c), "unmap_skip": (0x4c,),
         "netdev_frag": (0x30, 0x94),  # __netdev_alloc_skb: a page_frag head, softirq context (irqs on)
     },
 }
@@ -416,6 +424,8 @@ IRQ = [Part(V, "el1h_64_irq", follow=True), Part(V, "el1h_64_irq_handler"), Part
        Part(V, "__handle_irq_event_percpu"), Part(V, "irq_exit_rcu"), Part(V, "__irq_exit_rcu"),
        Part(V, "exit_to_kernel_mode.isra.0")]
 SYNC_DEV, SYNC_CPU = ("arch_sync_dma_for_device",), ("arch_sync_dma_for_cpu",)
+PP_SYNC, PP_MAP_CALLS = ("dma_sync_single_for_device",), ("dma_map_page_attrs", "dma_sync_single_for_device")
+RELEASE_HEAD = dict(take="release_head", avoid=("nf_conntrack_destroy", "__skb_ext_put"))
 SKB_LINES = (1709, 1776)  # fec_enet_rx_queue: build_skb .. napi_gro_receive (the firmware's fec_enet_rx_skb)
 
 SPEC = {
@@ -474,12 +484,21 @@ SPEC = {
     "page_frag_free": dict(parts=[Part(V, "page_frag_free", take="frag_put")],
                            note="page_frag_free while other frags hold the page (its free is charged by free_pages)"),
     "page_pool_alloc_fast": dict(parts=[Part(V, "page_pool_alloc_pages")]),
-    "page_pool_refill": dict(parts=[Part(V, "page_pool_refill_alloc_cache", loop="call")]),
-    "page_pool_refill_page": dict(parts=[Part(V, "page_pool_refill_alloc_cache", loop="body")]),
-    "page_pool_alloc_slow": dict(parts=[Part(V, "__page_pool_alloc_pages_slow", loop="call")]),
-    "page_pool_alloc_slow_page": dict(parts=[Part(V, "__page_pool_alloc_pages_slow", loop="body")]),
-    "page_pool_put_page": dict(parts=[Part(V, "page_pool_put_defragged_page", take="put_direct")],
-                               note="page_pool_put_defragged_page, allow_direct: recycled into the alloc cache"),
+    "page_pool_refill": dict(parts=[Part(V, "page_pool_refill_alloc_cache", loop="call", take="pp_refill")]),
+    "page_pool_refill_page": dict(parts=[Part(V, "page_pool_refill_alloc_cache", loop="body", take="pp_refill")]),
+    "page_pool_alloc_slow": dict(parts=[Part(V, "__page_pool_alloc_pages_slow", loop="call", take="pp_slow")]),
+    "page_pool_alloc_slow_page": dict(parts=[Part(V, "__page_pool_alloc_pages_slow", loop="body", take="pp_slow")],
+                                      note="per page of the bulk refill: page_pool_dma_map's call (charged apart), "
+                                           "pp_magic and pp set, the alloc cache entry"),
+    "page_pool_dma_map": dict(parts=[Part(V, "page_pool_dma_map", take="pp_dma_map", need=PP_MAP_CALLS)],
+                              note="page_pool_dma_map: the map call (dma_map_page_attrs, charged apart), the "
+                                   "address stored in the page, the PP_FLAG_DMA_SYNC_DEV sync call"),
+    "page_pool_put_page": dict(parts=[Part(V, "page_pool_put_defragged_page", take="put_direct", need=PP_SYNC)],
+                               note="page_pool_put_defragged_page, PP_FLAG_DMA_SYNC_DEV, allow_direct: recycled "
+                                    "into the alloc cache"),
+    "page_pool_put_page_ring": dict(parts=[Part(V, "page_pool_put_defragged_page", take="put_ring", need=PP_SYNC)],
+                                    note="page_pool_put_defragged_page, PP_FLAG_DMA_SYNC_DEV, not direct (an skb's "
+                                         "page): around page_pool_recycle_in_ring, charged apart"),
     "page_pool_recycle_ring": dict(parts=[Part(V, "page_pool_put_defragged_page", "page_pool_recycle_in_ring")]),
     "page_pool_return_page": dict(parts=[Part(V, "page_pool_release_page")]),
     "bpf_prog_run_xdp": dict(parts=[Part(M, "mvneta_rx_swbm", "bpf_prog_run_xdp", **XDP_TX)],
@@ -518,8 +537,10 @@ SPEC = {
     "udp_queue_rcv_skb": dict(parts=[Part(V, "udp_queue_rcv_skb"), Part(V, "udp_queue_rcv_one_skb"), Part(V, "__udp_enqueue_schedule_skb")]),
     "sock_def_readable": dict(parts=[Part(V, "sock_def_readable")]),
     "udp_recvmsg": dict(parts=[Part(V, "udp_recvmsg")]),
-    "kfree_skb": dict(parts=[Part(V, "kfree_skb_reason"), Part(V, "skb_release_head_state"), Part(V, "skb_release_data"), Part(V, "kfree_skbmem")]),
-    "napi_consume_skb": dict(parts=[Part(V, "napi_consume_skb"), Part(V, "skb_release_head_state"), Part(V, "skb_release_data")]),
+    "kfree_skb": dict(parts=[Part(V, "kfree_skb_reason"), Part(V, "skb_release_head_state", **RELEASE_HEAD),
+                             Part(V, "skb_release_data"), Part(V, "kfree_skbmem")]),
+    "napi_consume_skb": dict(parts=[Part(V, "napi_consume_skb"), Part(V, "skb_release_head_state", **RELEASE_HEAD),
+                                    Part(V, "skb_release_data")]),
     "skb_free_head_pp": dict(parts=[Part(V, "page_pool_return_skb_page")]),
     "generic_xdp_tx": dict(parts=[Part(V, "generic_xdp_tx")]),
     "netdev_alloc_skb": dict(parts=[Part(V, "__netdev_alloc_skb", take="netdev_frag"), Part(V, "__local_bh_enable_ip"),
@@ -598,7 +619,9 @@ REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_coll
             "fec_enet_rx_queue", "fec_enet_rx_queue_bd", "fec_enet_rx_error", "fec_enet_update_cbd", "fec_enet_tx",
             "fec_enet_tx_queue", "fec_enet_tx_queue_bd", "fec_enet_rx_skb", "dma_sync_single", "dma_map_single",
             "dma_unmap_single", "dma_map_single_skip_sync", "dma_unmap_single_skip_sync", "dcache_by_line_op", "dcache_by_line_iter", "page_pool_alloc_fast",
-            "page_pool_put_page", "page_pool_recycle_ring", "xdp_return_frame_rx_napi", "xdp_do_flush",
+            "page_pool_put_page", "page_pool_put_page_ring", "page_pool_recycle_ring", "page_pool_dma_map",
+            "page_pool_refill", "page_pool_refill_page", "page_pool_alloc_slow", "page_pool_alloc_slow_page",
+            "xdp_return_frame_rx_napi", "xdp_do_flush",
             "bpf_prog_run_xdp", "fec_enet_run_xdp", "xdp_convert_buff_to_frame", "fec_enet_xdp_tx_xmit",
             "fec_enet_txq_xmit_frame", "fec_txq_trigger_xmit", "fec_enet_start_xmit", "fec_enet_txq_submit_skb",
             "pktgen_thread_worker", "pktgen_xmit", "netdev_start_xmit", "fill_packet_ipv4", "skb_unref",

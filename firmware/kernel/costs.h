@@ -25,8 +25,8 @@ namespace fecsim::firmware {
     X(kmem_cache_free) X(page_frag_alloc) X(page_frag_free)                                           \
     /* page_pool */                                                                                   \
     X(page_pool_alloc_fast) X(page_pool_refill) X(page_pool_refill_page) X(page_pool_alloc_slow)      \
-    X(page_pool_alloc_slow_page) X(page_pool_put_page) X(page_pool_recycle_ring)                      \
-    X(page_pool_return_page)                                                                          \
+    X(page_pool_alloc_slow_page) X(page_pool_dma_map) X(page_pool_put_page) X(page_pool_put_page_ring) \
+    X(page_pool_recycle_ring) X(page_pool_return_page)                                                \
     /* XDP core */                                                                                    \
     X(bpf_prog_run_xdp) X(fec_enet_run_xdp) X(xdp_convert_buff_to_frame) X(xdp_return_frame_rx_napi) \
     X(xdp_do_redirect) X(bq_enqueue) X(xdp_do_flush) X(bq_xmit_all)                                   \

@@ -66,6 +66,8 @@ page* page_pool::refill_alloc_cache() {
 }
 
 bool page_pool::page_pool_dma_map(page* p) {
+    cpu::scope s(k_.core, "page_pool_dma_map");
+    k_.exec(path::page_pool_dma_map);
     // Whole page, DMA_ATTR_SKIP_CPU_SYNC | WEAK_ORDERING: the mapping itself issues no maintenance.
     p->dma_addr = p_.dev->dma_map_single(p->addr, PAGE_SIZE, p_.dma_dir, DMA_ATTR_SKIP_CPU_SYNC);
     p->pp_mapped = true;
@@ -142,7 +144,8 @@ void page_pool::page_pool_release_page(page* p) {
 // __page_pool_put_page + page_pool_recycle_in_cache / _in_ring.
 void page_pool::page_pool_put_page(page* p, int32_t dma_sync_size, bool allow_direct) {
     cpu::scope s(k_.core, "page_pool_put_page");
-    k_.exec(path::page_pool_put_page);
+    // not direct (an skb's page): the branch to the ring, whose recycle is charged apart
+    k_.exec(allow_direct ? path::page_pool_put_page : path::page_pool_put_page_ring);
     k_.core.touch(k_.pages.page_struct(p), 8, false);  // refcount, pp_magic
     if (p->pp != this) throw std::logic_error("page_pool_put_page: page does not belong to this pool");
     if (p->refcount != 1) {

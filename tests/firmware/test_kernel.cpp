@@ -197,7 +197,8 @@ TEST(dma_arm64, page_pool_map_charges_no_sync_a_streaming_map_does) {
         EXPECT_EQ(c.ivac, 24u);
 
         // page_pool: the same 64-page slow refill with and without PP_FLAG_DMA_MAP differs by 64
-        // skip-sync maps and nothing else; ring-full releases differ by their skip-sync unmaps.
+        // page_pool_dma_map calls with their skip-sync maps and nothing else; ring-full releases
+        // differ by their skip-sync unmaps.
         auto pool_run = [&](unsigned flags, int id) {
             page_pool_params pp;
             pp.flags = flags;
@@ -219,7 +220,7 @@ TEST(dma_arm64, page_pool_map_charges_no_sync_a_streaming_map_does) {
         };
         const auto mapped = pool_run(PP_FLAG_DMA_MAP, 10);
         const auto unmapped = pool_run(0, 11);
-        EXPECT_EQ(mapped.first - unmapped.first, 64 * t[path::dma_map_single_skip_sync]);
+        EXPECT_EQ(mapped.first - unmapped.first, 64 * (t[path::page_pool_dma_map] + t[path::dma_map_single_skip_sync]));
         EXPECT_EQ(mapped.second - unmapped.second, 48 * t[path::dma_unmap_single_skip_sync]);
 
         // A coherent device takes the no-sync branch as well.
@@ -351,6 +352,37 @@ TEST(page_pool, accounting_never_leaks_and_syncs_as_the_kernel) {
         // A page from another pool is a programming error, not silent corruption.
         page* stray = b.k->pages.alloc_pages();
         EXPECT_THROW(pool.page_pool_put_page(stray, 0, true), std::logic_error);
+    });
+}
+
+// page_pool_put_defragged_page on fec's pool (PP_FLAG_DMA_SYNC_DEV): an XDP return in NAPI
+// (allow_direct) goes into the alloc cache, an skb's page (not direct) through the ptr_ring; both
+// sync for the device first. Measured arm64 table, where the two branches differ.
+TEST(page_pool, direct_put_takes_the_cache_branch_a_ring_put_the_ring_branch) {
+    on_core_thread([] {
+        kernel_bench b(64, false, arch_flavour::arm64, std::string(FECSIM_SOURCE_CONFIG_DIR) + "/costs/linux-6.1-arm64.json");
+        const cost_table& t = b.costs;
+        ASSERT_NE(t[path::page_pool_put_page], t[path::page_pool_put_page_ring]);
+        dma_device dev(*b.k, false);
+        page_pool_params pp;
+        pp.flags = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV;
+        pp.pool_size = 256;
+        pp.dev = &dev;
+        pp.dma_dir = DMA_BIDIRECTIONAL;
+        pp.offset = 256;
+        pp.max_len = 3520;
+        page_pool pool(*b.k, pp, 0);
+        page* p0 = pool.page_pool_alloc_pages();
+        page* p1 = pool.page_pool_alloc_pages();
+        const uint64_t sync = t[path::dma_sync_single] + t[path::dcache_by_line_op];  // 60 bytes: one line
+        b.core.c = {};
+        pool.page_pool_put_page(p0, 60, true);
+        EXPECT_EQ(b.core.c.instructions, t[path::page_pool_put_page] + sync);
+        EXPECT_EQ(pool.stats().recycle_cached, 1u);
+        b.core.c = {};
+        pool.page_pool_put_page(p1, 60, false);
+        EXPECT_EQ(b.core.c.instructions, t[path::page_pool_put_page_ring] + sync + t[path::page_pool_recycle_ring]);
+        EXPECT_EQ(pool.stats().recycle_ring, 1u);
     });
 }
 
