@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <random>
 #include <string>
+#include <vector>
 
 namespace fecsim {
 namespace {
@@ -37,6 +39,35 @@ TEST(frame, append_fcs_is_little_endian_on_the_wire_and_checks) {
     }
     f->bytes.resize(3);
     EXPECT_FALSE(net::fcs_ok(*f));  // shorter than an FCS
+    sc_core::sc_start(1, sc_core::SC_NS);
+}
+
+// CRCs are reused for bytes seen before (a memo keyed by a hash of the bytes): every FCS must
+// still be the CRC of its own bytes, for frames sent again, frames one byte away from one sent
+// before, and more distinct frames than the memo holds.
+TEST(frame, fcs_is_the_crc_of_the_bytes_whatever_was_sent_before) {
+    fresh_simulation();
+    std::mt19937_64 rng(3);
+    std::vector<std::vector<uint8_t>> sent;
+    for (int i = 0; i < 3000; ++i) {
+        std::vector<uint8_t> b;
+        if (!sent.empty() && rng() % 2) {
+            b = sent[rng() % sent.size()];  // again, or one byte changed
+            if (rng() % 2) b[rng() % b.size()] ^= uint8_t(1 + rng() % 255);
+        } else {
+            b.resize(1 + rng() % 200);  // below and above the memo's frame size
+            for (auto& x : b) x = uint8_t(rng());
+        }
+        sent.push_back(b);
+        auto f = net::frame_pool::instance().get(b.size());
+        std::memcpy(f->data(), b.data(), b.size());
+        net::append_fcs(*f);
+        const uint32_t c = net::crc32(b.data(), b.size());
+        for (int k = 0; k < 4; ++k) ASSERT_EQ(f->bytes[b.size() + k], uint8_t(c >> (8 * k))) << "frame " << i;
+        ASSERT_TRUE(net::fcs_ok(*f)) << "frame " << i;
+        f->bytes[rng() % f->size()] ^= 0x10;
+        ASSERT_FALSE(net::fcs_ok(*f)) << "frame " << i;
+    }
     sc_core::sc_start(1, sc_core::SC_NS);
 }
 
