@@ -1,4 +1,5 @@
 #include "models/cpu/core.h"
+#include "models/mem/ddr.h"
 
 #include "models/cpu/coherency.h"
 #include "models/sim_stats.h"
@@ -558,7 +559,8 @@ uint8_t* core::dmi_ptr(addr_t a, size_t& avail, bool write) {
         return a >= d.get_start_address() && a <= d.get_end_address() &&
                (write ? d.is_write_allowed() : d.is_read_allowed());
     };
-    const tlm::tlm_dmi* d = dmi_last_;
+    const tlm::tlm_dmi*& recent = dmi_recent_[(a / mem::ddr::chunk_bytes) % dmi_recent_.size()];
+    const tlm::tlm_dmi* d = recent;
     if (!d || !usable(*d)) {
         d = nullptr;
         auto it = dmi_.upper_bound(a);
@@ -572,7 +574,7 @@ uint8_t* core::dmi_ptr(addr_t a, size_t& avail, bool write) {
         if (!socket->get_direct_mem_ptr(gp, got) || !usable(got)) return nullptr;
         d = &(dmi_[got.get_start_address()] = got);
     }
-    dmi_last_ = d;
+    recent = d;
     avail = d->get_end_address() - a + 1;
     return d->get_dmi_ptr() + (a - d->get_start_address());
 }
@@ -582,7 +584,7 @@ void core::invalidate_dmi(sc_dt::uint64 start, sc_dt::uint64 end) {
         if (it->second.get_start_address() <= end && it->second.get_end_address() >= start) it = dmi_.erase(it);
         else ++it;
     }
-    dmi_last_ = nullptr;
+    dmi_recent_.fill(nullptr);
 }
 
 // ---------------------------------------------------------------------------------------------

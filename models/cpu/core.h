@@ -288,7 +288,9 @@ private:
 
     // functional access
     std::map<uint64_t, tlm::tlm_dmi> dmi_;  // by start address
-    const tlm::tlm_dmi* dmi_last_ = nullptr;
+    // Recently used DMI ranges, direct-mapped by the DDR's DMI granule (a hint: still checked),
+    // in front of the map: buffers, rings and stacks lie in different granules.
+    std::array<const tlm::tlm_dmi*, 16> dmi_recent_{};
     tlm::tlm_generic_payload gp_;
     std::vector<uint8_t> scratch_;   // one line: fills and write-backs
     std::vector<uint8_t> copy_buf_;  // copy(): grows to the largest copy
