@@ -552,6 +552,9 @@ bool enet::address_accepted(const net::frame& f, bool& miss) {
 // The pause timer holds new TX frames (tx_method, tx_schedule); the frame in progress ends.
 void enet::handle_pause_frame(const net::frame& f) {
     ++stats_.pause_frames_received;
+    // A frame due to start as the PAUSE arrives starts (as one sent ahead would): the TX
+    // engine's step due now runs first, whatever order the kernel runs the two processes in.
+    if (tx_wake_pending_ && tx_wake_at_ <= sim_time()) tx_run();
     const uint16_t quanta = uint16_t(net::pause_quanta(f));
     tx_pause_.start(sim_time(), pause_duration(quanta));
     if (quanta == 0) tx_wake(SC_ZERO_TIME);  // XON: waiting frames go at once

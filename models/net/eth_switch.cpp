@@ -129,7 +129,14 @@ void eth_switch::receive(size_t in, frame_ptr f) {
         ++stats_.pause_received;
         if (p_.honour_pause) {
             // The timer restarts with every PAUSE; 0 quanta resumes at once (802.3 31B.3.1).
-            ps.paused_until = sim_time() + pause_time(in, uint16_t(quanta));
+            // A frame due to start as the PAUSE arrives starts, as one sent ahead does (withdraw
+            // leaves it): the scheduler's step due now runs first, whatever order the kernel
+            // runs the two processes in.
+            const sc_time now = sim_time();
+            const bool due = ps.tx->tx_free_at() <= now &&
+                             (ps.control || (!ps.queue.empty() && std::max(ps.queue.front().ready, ps.paused_until) <= now));
+            if (due) port_step(in);
+            ps.paused_until = now + pause_time(in, uint16_t(quanta));
             withdraw(ps);  // frames sent ahead that have not started obey the new timer too
             ps.wake.notify(sc_core::SC_ZERO_TIME);
         }
@@ -324,6 +331,10 @@ eth_switch::ahead_count eth_switch::occupancy(const port_state& ps) {
 // the moment the next one may start (transmitter free, head ready, pause over).
 void eth_switch::run_port(size_t p) {
     sim_stats::count_event();
+    port_step(p);
+}
+
+void eth_switch::port_step(size_t p) {
     port_state& ps = *ports_[p];
     const sc_time now = sim_time();
     if (ps.tx->tx_free_at() > now) {

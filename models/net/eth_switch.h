@@ -148,6 +148,7 @@ private:
     static ahead_count sent_ahead(const port_state& ps, bool started = false);
     static ahead_count occupancy(const port_state& ps);
     void run_port(size_t p);
+    void port_step(size_t p);
     void request_pause(size_t p);
     void release_pauses();
     void queue_control(size_t p, uint16_t quanta);
