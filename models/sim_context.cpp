@@ -1,5 +1,7 @@
 #include "models/sim_context.h"
 
+#include "models/activity.h"
+
 #include <systemc>
 
 #include <cstdlib>
@@ -54,7 +56,7 @@ void fresh_simulation() {
 }
 
 void run_for(const sc_core::sc_time& t) {
-    sc_core::sc_event end;  // no process waits for it: it only marks the time
+    timed_event end;  // no process waits for it: it only marks the time (in the shared record)
     end.notify(t);
     try {
         sc_core::sc_start(t);

@@ -10,6 +10,9 @@ namespace fecsim {
 struct sim_stats {
     static inline uint64_t kernel_events = 0;
     static void count_event() { ++kernel_events; }
+    // Decisions of the cross-board lookahead that found the kernel's next activity in no record
+    // (a notification not made through a timed_event, models/activity.h): the core synced instead.
+    static inline uint64_t unrecorded_activity = 0;
 };
 
 }  // namespace fecsim

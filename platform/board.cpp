@@ -45,7 +45,7 @@ void board::build_host(const config& cfg) {
         // the SoC's peripherals use.
         cp.irq_lines += 1;
         core_ = std::make_unique<cpu::core>(name("core0").c_str(), 0, cp, *bus_);
-        timer_ = std::make_unique<cpu::arch_timer>(name("timer0").c_str(), int(cp.irq_lines - 1));
+        timer_ = std::make_unique<cpu::arch_timer>(name("timer0").c_str(), int(cp.irq_lines - 1), activity_);
         timer_irq_ = std::make_unique<sc_core::sc_signal<bool>>(name("timer0_irq").c_str());
         timer_->irq.bind(*timer_irq_);
         core_->irq[cp.irq_lines - 1].bind(*timer_irq_);
@@ -67,7 +67,7 @@ void board::build_device(const config& cfg) {
     }
     p.num_queues = f.integer("queues");
     p.irq_lines = f.integer("irq_lines");
-    fec_ = std::make_unique<fec::enet>(name("fec0").c_str(), p);
+    fec_ = std::make_unique<fec::enet>(name("fec0").c_str(), p, activity_);
     bus_->connect("fec0", fec_->regs);
 
     // The FEC's DMA reaches memory through the coherency tap, which shows the checker every

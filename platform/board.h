@@ -8,6 +8,7 @@
 //    └──── core0 (+ coherency checker, tap on FEC DMA) runs firmware::linux_system
 #pragma once
 
+#include "models/activity.h"
 #include "models/cpu/coherency.h"
 #include "models/cpu/coherency_tap.h"
 #include "models/cpu/arch_timer.h"
@@ -60,6 +61,9 @@ public:
     cpu::core& core0() { return *core_; }
     cpu::coherency_checker& checker() { return *checker_; }
     firmware::linux_system& system() { return *system_; }
+    // The board's pending timed activity (its core, timer and FEC; the platform adds the link
+    // deliveries into its MAC): other boards' cores look ahead of it (models/activity.h).
+    activity& record() { return activity_; }
     const firmware::linux_system& system() const { return *system_; }
 
 private:
@@ -72,6 +76,7 @@ private:
     std::string name(const char* n) const { return prefix_ + n; }
 
     std::string prefix_;
+    activity activity_;  // before every model that notes into it
     std::unique_ptr<mem::ddr> ddr_;
     std::unique_ptr<mem::router> bus_;
     std::vector<mem::region> regions_;  // mem.regions in configuration order

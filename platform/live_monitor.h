@@ -3,6 +3,8 @@
 // few wall seconds a progress line on stderr for long runs.
 #pragma once
 
+#include "models/activity.h"
+
 #include <systemc>
 
 #include <chrono>
@@ -37,7 +39,7 @@ private:
     line_sink sink_;
     double total_s_;
     bool quiet_;
-    sc_core::sc_event tick_event_, progress_event_;
+    timed_event tick_event_, progress_event_;
     sc_core::sc_time next_tick_;
     std::chrono::steady_clock::time_point wall_start_, last_progress_;
 };

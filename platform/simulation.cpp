@@ -1,6 +1,7 @@
 #include "platform/simulation.h"
 
 #include "models/sim_context.h"
+#include "models/activity.h"
 #include "models/process.h"
 #include "models/sim_stats.h"
 #include "platform/live_monitor.h"
@@ -64,7 +65,7 @@ private:
     }
     double limit_s_;
     std::chrono::steady_clock::time_point start_;
-    sc_core::sc_event check_;
+    timed_event check_;
     bool stopped_ = false;
 };
 
@@ -74,6 +75,7 @@ nlohmann::json run_simulation(const config& cfg, const run_options& opt) {
     fresh_simulation();
     const double warmup_s = cfg.tree().at("warmup_s"), duration_s = cfg.tree().at("duration_s");
     sim_stats::kernel_events = 0;
+    sim_stats::unrecorded_activity = 0;
     const auto wall_start = std::chrono::steady_clock::now();
 
     soc chip(cfg, opt);
@@ -133,6 +135,7 @@ nlohmann::json run_simulation(const config& cfg, const run_options& opt) {
         {"wall_s", wall_s},
         {"speed", wall_s > 0 ? simulated_s / wall_s : 0.0},
         {"kernel_events", sim_stats::kernel_events - events_at_window},
+        {"unrecorded_activity", sim_stats::unrecorded_activity},
     };
     if (server) result["telemetry"]["dropped_lines"] = server->dropped_lines();
     result["config"] = cfg.tree();

@@ -22,6 +22,7 @@ soc::soc(const config& cfg, const soc_options& opt) {
     dut_ = std::make_unique<board>(cfg, "", sw);
     xdp_prog_ = cfg.view("driver").string("xdp_prog");
     build_network(cfg, opt);
+    build_lookahead(cfg);
 }
 
 soc::~soc() = default;
@@ -90,6 +91,35 @@ void soc::build_network(const config& cfg, const soc_options& opt) {
             if (capturing_) capture_->write(f, start, direction);
         });
     }
+}
+
+// The boards share nothing but the wire: what one does at time x reaches another's MAC no earlier
+// than x + L, L the shortest way a frame takes between them (a minimum frame on the wire plus
+// propagation, per link; the switch stores and forwards, after its forwarding latency unless it
+// emits PAUSE: a frame from one board can then make it send XON to the other at once). Each
+// core passes sync points while only the other board has activity due that cannot reach it
+// before the core checks again (models/cpu/core.h, docs/performance.md "Cross-board lookahead").
+void soc::build_lookahead(const config& cfg) {
+    // Arrivals into a board's MAC are that board's activity.
+    links_[0]->deliver_into(net::link::b_to_a, dut_->record());
+    if (!peer_) return;
+    board& peer = peer_->hardware();
+    net::link& peer_link = switch_ ? *links_[1] : *links_[0];
+    const auto into_peer = switch_ ? net::link::b_to_a : net::link::a_to_b;
+    peer_link.deliver_into(into_peer, peer.record());
+    if (!cfg.view("cpu").boolean("cross_board_lookahead")) return;
+
+    const net::link_params lp = links_[0]->params();
+    const sc_core::sc_time hop((net::preamble_bytes + net::min_frame_bytes) * 8e3 / lp.speed_mbps + lp.propagation_ns,
+                               sc_core::SC_NS);
+    sc_core::sc_time latency = hop;
+    if (switch_) latency = hop + hop + (switch_->params().emit_pause ? sc_core::SC_ZERO_TIME : sc_core::sc_time(switch_->params().forwarding_latency_ns, sc_core::SC_NS));
+    // L counts a minimum frame: a shorter one from a board's MAC would arrive sooner (the MAC
+    // pads every frame it appends the FCS to; the driver always has it do so).
+    links_[0]->require_min_frame(net::link::a_to_b, net::min_frame_bytes);
+    peer_link.require_min_frame(into_peer == net::link::a_to_b ? net::link::b_to_a : net::link::a_to_b, net::min_frame_bytes);
+    dut_->core0().set_lookahead({&dut_->record(), {&peer.record()}, latency});
+    peer.core0().set_lookahead({&peer.record(), {&dut_->record()}, latency});
 }
 
 std::vector<std::string> soc::live_lines(double interval_s) {

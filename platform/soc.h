@@ -70,6 +70,7 @@ public:
 
 private:
     void build_network(const config& cfg, const soc_options& opt);
+    void build_lookahead(const config& cfg);
 
     std::unique_ptr<trace_writer> trace_;
     std::unique_ptr<board> dut_;

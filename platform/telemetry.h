@@ -6,6 +6,7 @@
 // never slows the simulation.
 #pragma once
 
+#include "models/activity.h"
 #include "config/config.h"
 #include "platform/soc.h"
 
@@ -76,7 +77,7 @@ private:
     soc& chip_;
     telemetry_server& server_;
     double interval_s_, warmup_s_, total_s_;
-    sc_core::sc_event tick_;
+    timed_event tick_;
     nlohmann::json previous_;            // the report at the previous object (this phase)
     uint64_t previous_gen_tx_ = 0, previous_gen_rx_ = 0;
     double previous_s_ = 0, phase_start_s_ = 0;

@@ -50,7 +50,7 @@ void host_inbox::update() { arrived_.notify(SC_ZERO_TIME); }
 
 host_bridge::host_bridge(sc_core::sc_module_name name, const host_bridge_params& p, std::unique_ptr<host_socket> socket)
     : sc_module(name), p_(p), socket_(std::move(socket)), inbox_(p.queue_frames) {
-    spawn_method("inject", {&inbox_.arrived(), &inject_ev_}, [this] { inject(); });
+    spawn_method("inject", {&inbox_.arrived(), &inject_ev_.event()}, [this] { inject(); });
     if (p_.realtime) {
         spawn_method("pace", pace_ev_, [this] { pace(); });
         pace_ev_.notify(SC_ZERO_TIME);

@@ -11,6 +11,7 @@
 //                        simulated time it is picked up.
 #pragma once
 
+#include "models/activity.h"
 #include "traffic/generator.h"
 #include "traffic/host_socket.h"
 
@@ -63,7 +64,7 @@ private:
     std::mutex mutex_;
     std::deque<host_frame> queue_;
     size_t capacity_;
-    sc_core::sc_event arrived_;
+    timed_event arrived_;
 };
 
 class host_bridge : public sc_core::sc_module, public generator {
@@ -96,7 +97,7 @@ private:
     host_inbox inbox_;
     net::eth_tx* tx_ = nullptr;
     std::optional<host_frame> next_;  // picked up, waiting for its time or the wire
-    sc_core::sc_event inject_ev_, pace_ev_;
+    timed_event inject_ev_, pace_ev_;
     host_socket::clock::time_point wall_zero_;  // wall time at simulated time 0
     double max_lag_s_ = 0;  // in the measurement window
     bool measuring_ = false, lag_reported_ = false;

@@ -5,6 +5,7 @@
 // fecsim's pcap_writer write them): the replay pads them to 60 bytes and appends the FCS.
 #pragma once
 
+#include "models/activity.h"
 #include "traffic/generator.h"
 #include "traffic/pktgen_commands.h"
 #include "traffic/sink.h"
@@ -78,7 +79,7 @@ private:
     sc_core::sc_time loop_base_;     // recorded mode: when the current loop's first frame was due
     sc_core::sc_time started_at_, ended_at_;
     bool finished_ = false;
-    sc_core::sc_event tx_ev_, finished_ev_;
+    timed_event tx_ev_, finished_ev_;
 };
 
 }  // namespace fecsim::traffic

@@ -7,6 +7,7 @@
 // on, one per frame handed to the wire so that a PAUSE takes effect after the current frame).
 #pragma once
 
+#include "models/activity.h"
 #include "traffic/generator.h"
 #include "traffic/pktgen_builder.h"
 #include "traffic/sink.h"
@@ -122,7 +123,7 @@ private:
     std::vector<slot> ring_;
     uint64_t head_ = 0, commit_ = 0, visible_ = 0, tail_ = 0;
 
-    sc_core::sc_event cpu_ev_, nic_ev_, finished_ev_;
+    timed_event cpu_ev_, nic_ev_, finished_ev_;
 };
 
 }  // namespace fecsim::traffic

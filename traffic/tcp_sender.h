@@ -10,6 +10,7 @@
 // Kernel events: about one per segment (the NIC hands it to the wire) plus the timers.
 #pragma once
 
+#include "models/activity.h"
 #include "traffic/generator.h"
 #include "traffic/tcp_congestion.h"
 #include "traffic/tcp_segment.h"
@@ -209,7 +210,7 @@ private:
     uint64_t interval_written_ = 0; // bytes_written at the last live line
     double interval_end_s_ = 0;     // of the last live line, since the window start
 
-    sc_core::sc_event nic_ev_, timer_ev_, app_ev_;
+    timed_event nic_ev_, timer_ev_, app_ev_;
 };
 
 }  // namespace fecsim::traffic

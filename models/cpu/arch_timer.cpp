@@ -4,10 +4,11 @@
 
 namespace fecsim::cpu {
 
-arch_timer::arch_timer(sc_core::sc_module_name name, int line) : sc_module(name), irq("irq"), line_(line) {
+arch_timer::arch_timer(sc_core::sc_module_name name, int line, activity& board)
+    : sc_module(name), irq("irq"), line_(line), changed_(board) {
     SC_HAS_PROCESS(arch_timer);
     SC_METHOD(update);
-    sensitive << changed_;
+    sensitive << changed_.event();
     dont_initialize();
 }
 

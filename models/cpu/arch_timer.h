@@ -4,6 +4,7 @@
 // (arch_timer_set_next_event_virt) programs it for the earliest pending kernel timer.
 #pragma once
 
+#include "models/activity.h"
 #include "models/cpu/timer_api.h"
 
 #include <systemc>
@@ -14,7 +15,8 @@ class arch_timer : public sc_core::sc_module, public timer_api {
 public:
     sc_core::sc_out<bool> irq;
 
-    arch_timer(sc_core::sc_module_name name, int line);
+    // `board`: the record of the board the core is on (models/activity.h).
+    arch_timer(sc_core::sc_module_name name, int line, activity& board = activity::shared());
 
     void set_next_event(sc_core::sc_time at) override;
     void shutdown() override;
@@ -26,7 +28,7 @@ private:
     int line_;
     bool enabled_ = false;
     sc_core::sc_time compare_;
-    sc_core::sc_event changed_;
+    timed_event changed_;
 };
 
 }  // namespace fecsim::cpu

@@ -179,8 +179,46 @@ void core::run() {
 
 void core::sync() {
     if (qk_.get_local_time() == SC_ZERO_TIME) return;
+    wake_ = now();
+    if (la_.own) la_.own->core_waits_until(wake_);  // the wake-up is this board's activity
+    syncing_ = true;
     qk_.sync();
+    syncing_ = false;
+    if (la_.own) la_.own->core_waits_until(sc_core::sc_max_time());
     sim_stats::count_event();
+}
+
+void core::set_lookahead(const lookahead& la) {
+    la_ = la;
+    shared_ = &activity::shared();
+    if (la_.own) irq_event_.record_in(*la_.own);
+}
+
+// The lookahead's decision (docs/performance.md "Cross-board lookahead"), once the kernel has
+// something due by the core's time t. Sync when this board or the shared record has something
+// due by t: the core then sees it at the same sync point as without the lookahead. Sync when
+// another board's next activity plus the lookahead (the earliest it can reach this board) comes
+// before t + reach, the furthest the core may run before it decides again: so it never runs past
+// a cross-board effect it has not seen. Otherwise nothing the sync would run can change what the
+// core or its board sees until then. Activity the kernel has but no record knows of (a
+// notification not made through a timed_event) would break that: sync, and count it.
+bool core::board_due(const sc_time& pending, const sc_time& reach) {
+    const sc_time t = now();
+    const sc_time own = la_.own->next();
+    const sc_time shared = shared_->next();
+    if (own <= t || shared <= t) return true;
+    sc_time first = std::min(own, shared);
+    bool due = false;
+    for (activity* other : la_.others) {
+        const sc_time next = other->next();
+        first = std::min(first, next);
+        if (next < t + reach && next + la_.latency < t + reach) due = true;  // (next may be sc_max_time)
+    }
+    if (sim_time() + pending < first) {
+        ++sim_stats::unrecorded_activity;
+        return true;
+    }
+    return due;
 }
 
 [[noreturn]] void core::fault(const std::string& what, addr_t a) const {
@@ -678,7 +716,7 @@ int core::wait_for_irq() {
     if (line < 0) {
         const sc_time start = sim_time();
         do {
-            wait(irq_event_);
+            wait(irq_event_.event());
             sim_stats::count_event();
         } while ((line = pending_irq()) < 0);
         const sc_time idle = sim_time() - start;
@@ -744,13 +782,13 @@ void core::reset_stats() {
     total_.fill(SC_ZERO_TIME);
     for (auto& t : fn_time_) t.fill(SC_ZERO_TIME);
     std::fill(fn_calls_.begin(), fn_calls_.end(), 0);
-    stats_start_ = now();
+    stats_start_ = time_outside();
 }
 
 void core::report(nlohmann::json& out) const {
     auto ns = [](const sc_time& t) { return t.to_seconds() * 1e9; };
     nlohmann::json& c = out["cpu"]["core" + std::to_string(id_)];
-    const sc_time window = now() - stats_start_;
+    const sc_time window = time_outside() - stats_start_;
     sc_time busy;
     for (size_t i = 0; i < cost_count; ++i) {
         c["time_ns"][to_string(static_cast<cost>(i))] = ns(total_[i]);

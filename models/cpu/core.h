@@ -5,6 +5,7 @@
 // variant, and a minimal GIC-like interrupt controller. See docs/models/cpu.md.
 #pragma once
 
+#include "models/activity.h"
 #include "models/cpu/cache.h"
 #include "models/cpu/core_api.h"
 #include "models/mem/router.h"
@@ -97,6 +98,11 @@ public:
     core(sc_core::sc_module_name name, int id, const core_params& p, mem::router& map,
          cache* shared_l2 = nullptr);
     ~core() override;
+
+    // Several boards: the core passes sync points while only other boards have activity due that
+    // cannot reach its own before it checks again (models/activity.h). Set once every board is
+    // built; the core's own wake-ups and interrupt event go into `la.own`.
+    void set_lookahead(const lookahead& la);
 
     // The firmware run by the core's thread; the thread ends when it returns.
     void set_firmware(std::function<void(core_api&)> fw) { firmware_ = std::move(fw); }
@@ -216,20 +222,25 @@ private:
     }
     // A sync lets the rest of the system run up to the core's time. When nothing else is due by
     // then it would run nothing, so the core runs ahead instead: exactly the same results, without
-    // the thread switch (docs/performance.md, "Run-ahead").
-    bool others_due() const {
-        return sc_core::sc_time_to_pending_activity(sc_core::sc_get_curr_simcontext()) <= qk_.get_local_time();
+    // the thread switch (docs/performance.md, "Run-ahead"). With a lookahead, activity of other
+    // boards does not count while it cannot reach this board before the core's time + `reach`
+    // (how far the core may run before it checks again), "Cross-board lookahead".
+    bool others_due(const sc_core::sc_time& reach) {
+        const sc_core::sc_time pending = sc_core::sc_time_to_pending_activity(sc_core::sc_get_curr_simcontext());
+        if (pending > qk_.get_local_time()) return false;
+        return !la_.own || board_due(pending, reach);
     }
+    bool board_due(const sc_core::sc_time& pending, const sc_core::sc_time& reach);
     void maybe_sync() {
         if (!qk_.need_sync()) return;
-        if (others_due()) sync();
+        if (others_due(qk_.global->get())) sync();  // the next sync point is at most a quantum away
         else qk_.pass_sync_point();
     }
     // Before an MMIO access. The device sees the access at its annotated time (the b_transport
     // delay) and applies every effect then, so a sync first only matters when something else is
     // due by the core's time: otherwise the device and everything after it see the same thing.
     void sync_if_due() {
-        if (others_due()) sync();
+        if (others_due(sc_core::SC_ZERO_TIME)) sync();
     }
     void wait_until(const sc_core::sc_time& t, cost c) {
         if (t > now()) charge(c, t - now());
@@ -272,6 +283,14 @@ private:
         }
     };
     quantum_keeper qk_;
+    // The core's time seen from outside its thread (statistics windows): while it waits in a
+    // sync, the time it wakes at (the keeper's local time then still counts from the sync's
+    // start, so sim_time() + local would depend on when the core synced).
+    sc_core::sc_time time_outside() const { return syncing_ ? wake_ : now(); }
+    bool syncing_ = false;
+    sc_core::sc_time wake_;
+    lookahead la_;
+    activity* shared_ = nullptr;  // activity::shared() of the simulation, with a lookahead
     std::function<void(core_api&)> firmware_;
 
     cache l1_;
@@ -302,7 +321,7 @@ private:
     };
     std::vector<irq_state> irq_state_;
     std::vector<int> irq_active_;
-    sc_core::sc_event irq_event_;
+    timed_event irq_event_;
     std::vector<std::unique_ptr<sc_core::sc_signal<bool>>> irq_ties_;
     void before_end_of_elaboration() override;
 

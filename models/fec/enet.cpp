@@ -71,7 +71,7 @@ enet_params enet_params_from(const config_view& v) {
     return p;
 }
 
-enet::enet(sc_core::sc_module_name name, const enet_params& p)
+enet::enet(sc_core::sc_module_name name, const enet_params& p, activity& board)
     : sc_module(name), regs("regs"), dma("dma"), p_(p), desc_fetch_(p.desc_fetch_ns, SC_NS),
       data_setup_(p.data_setup_ns, SC_NS), writeback_(p.writeback_ns, SC_NS),
       rx_mac_latency_(p.rx_mac_latency_ns, SC_NS) {
@@ -95,10 +95,11 @@ enet::enet(sc_core::sc_module_name name, const enet_params& p)
 
     declare_registers();
 
-    auto method = [this](sc_core::sc_event& ev, void (enet::*fn)(), const char* name) {
+    auto method = [this, &board](timed_event& ev, void (enet::*fn)(), const char* name) {
+        ev.record_in(board);
         sc_core::sc_spawn_options o;
         o.spawn_method();
-        o.set_sensitivity(&ev);
+        o.set_sensitivity(&ev.event());
         o.dont_initialize();
         sc_core::sc_spawn([this, fn] { (this->*fn)(); }, name, &o);
     };

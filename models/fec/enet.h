@@ -10,6 +10,7 @@
 #pragma once
 
 #include "models/accounting.h"
+#include "models/activity.h"
 #include "models/fec/coalescer.h"
 #include "models/fec/descriptors.h"
 #include "models/fec/mib.h"
@@ -123,7 +124,8 @@ public:
     tlm_utils::simple_initiator_socket<enet> dma;
     sc_core::sc_out<bool> irq[max_irq_lines];
 
-    enet(sc_core::sc_module_name name, const enet_params& p);
+    // `board`: the record of the board the MAC is on (models/activity.h).
+    enet(sc_core::sc_module_name name, const enet_params& p, activity& board = activity::shared());
 
     // The link end this MAC transmits into; frames from the link arrive via frame_arrived.
     void attach_wire(net::eth_tx& tx) { wire_ = &tx; }
@@ -251,7 +253,7 @@ private:
     std::array<uint64_t, max_queues> rx_ptr_{};
     std::array<bool, max_queues> rx_halted_{}, rx_starved_{};
     std::vector<uint8_t> rx_scratch_;
-    sc_core::sc_event rx_ev_;
+    timed_event rx_ev_;
 
     // TX
     std::vector<tx_entry> tx_q_;     // circular, capacity tx_prefetch_frames + 2
@@ -263,14 +265,14 @@ private:
     double ifg_mbps_ = 0;            // line rate ifg_time_ was computed for
     sc_core::sc_time ifg_time_;      // the inter-frame gap at that rate
     bool gra_pending_ = false;
-    sc_core::sc_event tx_ev_;
+    timed_event tx_ev_;
     sc_core::sc_time tx_wake_at_;    // earliest pending notification of tx_ev_ (tx_wake)
     bool tx_wake_pending_ = false;
 
     // flow control
     bool xoff_ = false;              // the partner was last sent XOFF
     sc_core::sc_time xoff_refresh_at_;
-    sc_core::sc_event fc_ev_;
+    timed_event fc_ev_;
 
     // address filter: hash of the last destination address (~0: none yet)
     uint64_t hash_dst_ = ~0ull;
@@ -280,7 +282,7 @@ private:
     std::array<coalescer, max_queues> rx_ic_, tx_ic_;
     struct pending_irq { sc_core::sc_time at; uint32_t bits; };
     std::vector<pending_irq> pending_;
-    sc_core::sc_event irq_ev_;
+    timed_event irq_ev_;
 };
 
 }  // namespace fecsim::fec

@@ -82,7 +82,7 @@ eth_switch::eth_switch(sc_core::sc_module_name name, const switch_params& p, siz
         // One output scheduler per port, woken when its head frame may start.
         sc_core::sc_spawn_options o;
         o.spawn_method();
-        o.set_sensitivity(&ps->wake);
+        o.set_sensitivity(&ps->wake.event());
         o.dont_initialize();
         sc_core::sc_spawn([this, i] { run_port(i); }, ("port" + std::to_string(i)).c_str(), &o);
         ports_.push_back(std::move(ps));

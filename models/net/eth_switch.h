@@ -8,6 +8,7 @@
 // towards the senders feeding an output queue that crossed a threshold.
 #pragma once
 
+#include "models/activity.h"
 #include "models/net/eth_port.h"
 #include "models/net/frame.h"
 #include "models/net/ring.h"
@@ -119,7 +120,7 @@ private:
         bool congested = false;            // queue passed pause_threshold_bytes, not yet resumed
         bool pausing_peer = false;         // we sent a PAUSE on this port and no XON since
         sc_core::sc_time pause_refresh_at; // when a still-congested switch re-sends PAUSE
-        sc_core::sc_event wake;
+        timed_event wake;
         switch_port_stats stats;
 
         void frame_arrived(frame_ptr f) override { sw->receive(index, std::move(f)); }

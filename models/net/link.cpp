@@ -33,7 +33,7 @@ link::link(sc_core::sc_module_name name, const link_params& p) : sc_module(name)
         // One method per direction, woken once per frame at its arrival time.
         sc_core::sc_spawn_options o;
         o.spawn_method();
-        o.set_sensitivity(&ends_[d].arrival);
+        o.set_sensitivity(&ends_[d].arrival.event());
         o.dont_initialize();
         sc_core::sc_spawn([this, d] { deliver(d); }, d == a_to_b ? "deliver_a_to_b" : "deliver_b_to_a", &o);
     }
@@ -47,6 +47,10 @@ void link::bind(eth_sink& side_a, eth_sink& side_b) {
 sc_time link::end_point::send_at(frame_ptr f, const sc_time& earliest) {
     if (!f) throw std::invalid_argument(std::string(owner->name()) + ": send() of a null frame");
     if (!far) throw std::logic_error(std::string(owner->name()) + ": send() before bind()");
+    if (f->size() < min_frame)
+        throw std::runtime_error(std::string(owner->name()) + ": a " + std::to_string(f->size()) +
+                                 "-byte frame; the cross-board lookahead assumes every frame a board sends has at least " +
+                                 std::to_string(min_frame) + " bytes (set cpu.cross_board_lookahead false)");
     const sc_time now = sim_time();
     const sc_time start = std::max({now, earliest, free_at});
     const sc_time end = start + owner->byte_time_ * double(preamble_bytes + f->size());

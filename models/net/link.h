@@ -5,6 +5,7 @@
 #pragma once
 
 #include "models/accounting.h"
+#include "models/activity.h"
 #include "models/net/eth_port.h"
 #include "models/net/frame.h"
 #include "models/net/ring.h"
@@ -54,6 +55,11 @@ public:
     eth_tx& end_a() { return ends_[a_to_b]; }  // the device on side a transmits here
     eth_tx& end_b() { return ends_[b_to_a]; }  // the device on side b transmits here
     void add_tap(tap_fn tap) { taps_.push_back(std::move(tap)); }
+    // Assembly: the far sink of `dir` is a board's MAC, whose record its arrivals go into.
+    void deliver_into(direction dir, activity& board) { ends_[dir].arrival.record_in(board); }
+    // Assembly: a frame shorter than `bytes` sent into `dir` is an error (the cross-board
+    // lookahead counts on the serialisation of a minimum frame).
+    void require_min_frame(direction dir, size_t bytes) { ends_[dir].min_frame = bytes; }
 
     const link_params& params() const { return p_; }
     link_direction_stats stats(int dir) const;
@@ -81,7 +87,8 @@ private:
         sc_core::sc_time free_at;  // end of the last frame's IFG
         ring<in_flight> wire;      // serialised or queued, not yet delivered (in arrival order)
         size_t framed = 0;         // entries still holding their frame: the event delivers them
-        sc_core::sc_event arrival;
+        size_t min_frame = 0;      // require_min_frame
+        timed_event arrival;  // in the record of the board the far sink is on, if any
         link_direction_stats stats;
         uint64_t in_flight_start = 0;
 

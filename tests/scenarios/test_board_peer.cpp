@@ -56,6 +56,26 @@ TEST(board_peer, e1_sends_from_its_own_driver_and_the_books_balance) {
     EXPECT_NE(g["final_summary"].get<std::string>().find("Result: OK"), std::string::npos);
 }
 
+// The cross-board lookahead (cpu.cross_board_lookahead, docs/performance.md) is exact: every
+// figure but the simulator's own (sim.*) is the same with it off, with fewer model events.
+TEST(board_peer, cross_board_lookahead_changes_nothing_but_the_event_count) {
+    const std::vector<std::pair<std::string, std::vector<std::string>>> studies = {
+        {e1, {}}, {e2, {}}, {e3, {}}, {e3, {"link.topology=direct"}}};
+    for (const auto& [experiment, sets] : studies) {
+        SCOPED_TRACE(experiment + (sets.empty() ? "" : " " + sets[0]));
+        std::vector<std::string> off_sets = sets;
+        off_sets.push_back("cpu.cross_board_lookahead=false");
+        json on = run(experiment, sets, 0.01), off = run(experiment, off_sets, 0.01);
+        EXPECT_LT(on["sim"]["kernel_events"].get<double>(), 0.9 * off["sim"]["kernel_events"].get<double>());
+        EXPECT_EQ(on["sim"]["unrecorded_activity"], 0);
+        for (json* r : {&on, &off}) {
+            r->erase("sim");
+            (*r)["config"]["cpu"].erase("cross_board_lookahead");
+        }
+        EXPECT_EQ(on.dump(), off.dump());
+    }
+}
+
 TEST(board_peer, burst_raises_the_rate_and_shares_one_skb) {
     const json b1 = run(e1, {"generator.sample03=-b 1"});
     const json b32 = run(e1, {});  // sample03's default burst 32

@@ -1,0 +1,91 @@
+// Pending timed activity of one board, or of everything that belongs to no board (the shared
+// record): what lets a core pass a sync point while only another board has something due
+// (models/cpu/core.h, docs/performance.md "Cross-board lookahead").
+//
+// Every timed notification of a model goes through a timed_event, which notes the notified
+// time in the record of the board the model belongs to. The record is a min-heap of noted times,
+// pruned lazily: an entry of an event later cancelled or re-notified stays until SystemC time
+// passes it, which only makes next() earlier (more syncs), never later.
+#pragma once
+
+#include "models/sim_time.h"
+
+#include <systemc>
+
+#include <algorithm>
+#include <vector>
+
+namespace fecsim {
+
+class activity {
+public:
+    // The record of everything that is not a board's (switch, generators, monitors, run_for's
+    // end marker), one per simulation context. It starts with an entry at time 0, where every
+    // process is initialised.
+    static activity& shared();
+
+    void note(const sc_core::sc_time& at) {
+        prune();
+        heap_.push_back(at);
+        std::push_heap(heap_.begin(), heap_.end(), later);
+    }
+    // The board's core synced and waits until `at`; sc_max_time() once it runs again (its own
+    // wake-up is then past, which an entry in the heap could not tell until SystemC time moves).
+    void core_waits_until(const sc_core::sc_time& at) { core_wake_ = at; }
+    // The earliest noted time not before SystemC time; sc_max_time() when there is none.
+    sc_core::sc_time next() {
+        prune();
+        return heap_.empty() || core_wake_ < heap_.front() ? core_wake_ : heap_.front();
+    }
+    size_t size() const { return heap_.size(); }
+
+private:
+    static bool later(const sc_core::sc_time& a, const sc_core::sc_time& b) { return a > b; }
+    void prune() {
+        const sc_core::sc_time& now = sim_time();
+        while (!heap_.empty() && heap_.front() < now) {
+            std::pop_heap(heap_.begin(), heap_.end(), later);
+            heap_.pop_back();
+        }
+    }
+    std::vector<sc_core::sc_time> heap_;
+    sc_core::sc_time core_wake_ = sc_core::sc_max_time();
+};
+
+// An sc_event whose notifications are noted in a board's record: the only way models notify
+// events (a raw sc_event::notify would be activity no record knows of; the core's check of
+// the kernel's next activity against the records catches it, see core.h).
+class timed_event {
+public:
+    explicit timed_event(activity& record = activity::shared()) : record_(&record) {}
+    // Assembly: the record of the board this event's process acts on.
+    void record_in(activity& record) { record_ = &record; }
+
+    void notify(const sc_core::sc_time& delay) {
+        record_->note(sim_time() + delay);
+        ev_.notify(delay);
+    }
+    void notify() {  // immediate: activity now
+        record_->note(sim_time());
+        ev_.notify();
+    }
+    void cancel() { ev_.cancel(); }
+    operator const sc_core::sc_event&() const { return ev_; }
+    const sc_core::sc_event& event() const { return ev_; }
+
+private:
+    sc_core::sc_event ev_;
+    activity* record_;
+};
+
+// What a core needs to pass a sync point while other boards have activity due: its own board's
+// record, the other boards' records, and the shortest time anything a board does takes to reach
+// another board's MAC (a minimum frame's serialisation plus propagation, and the switch's
+// store-and-forward). A core without one (own == nullptr) syncs whenever anything is due.
+struct lookahead {
+    activity* own = nullptr;
+    std::vector<activity*> others;
+    sc_core::sc_time latency;
+};
+
+}  // namespace fecsim
