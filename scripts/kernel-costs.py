@@ -391,6 +391,10 @@ TAKES = {
         # nid is NUMA_NO_NODE (dev_to_node of a platform device), so the refill asks numa_mem_id()
         "pp_slow": (0x144, 0xec), "pp_dma_map": (0x54,), "pp_refill": (0x40,),
         "release_head": (0x3c,),  # skb_release_head_state: no conntrack entry (no netfilter rules)
+        "ip_local": (0x50,),  # ip_local_deliver: not a fragment
+        "ip_proto": (0x64, 0x40),  # ip_protocol_deliver_rcu: TCP and UDP are no_policy (no xfrm check, no
+        # nf_reset_ct); the handler returns >= 0 (no resubmit)
+        "cleanup_rbuf": (0x30,),  # tcp_cleanup_rbuf: the WARN on a fully copied head skb does not fire
         "xdp_return_pp": (0x20,),  # __xdp_return: MEM_TYPE_PAGE_POOL
         "list_empty": (0x3c,),  # __cpu_map_flush / __xsk_map_flush: nothing queued
         "copy_large": (0x6c, 0xfc),  # __arch_copy_to_user: 128 bytes or more, the 64-byte loop
@@ -532,7 +536,9 @@ SPEC = {
     "do_xdp_generic": dict(parts=[Part(V, "do_xdp_generic"), Part(V, "bpf_prog_run_generic_xdp", loop="call")]),
     "ip_rcv": dict(parts=[Part(V, "ip_rcv"), Part(V, "ip_rcv_core")]),
     "ip_rcv_finish": dict(parts=[Part(V, "ip_rcv_finish"), Part(V, "ip_rcv_finish_core.constprop.0")]),
-    "ip_local_deliver": dict(parts=[Part(V, "ip_local_deliver"), Part(V, "ip_local_deliver_finish"), Part(V, "ip_protocol_deliver_rcu")]),
+    "ip_local_deliver": dict(parts=[Part(V, "ip_local_deliver", take="ip_local", avoid=("ip_defrag",)),
+                                    Part(V, "ip_local_deliver_finish"),
+                                    Part(V, "ip_protocol_deliver_rcu", take="ip_proto", avoid=("nf_conntrack_destroy",))]),
     "udp_rcv": dict(parts=[Part(V, "udp_rcv"), Part(V, "__udp4_lib_rcv")]),
     "udp_queue_rcv_skb": dict(parts=[Part(V, "udp_queue_rcv_skb"), Part(V, "udp_queue_rcv_one_skb"), Part(V, "__udp_enqueue_schedule_skb")]),
     "sock_def_readable": dict(parts=[Part(V, "sock_def_readable")]),
@@ -591,7 +597,10 @@ SPEC = {
                          note="one copy to the user buffer (_copy_to_iter, copyout) around the 64-byte loop"),
     "copy_to_user_line": dict(parts=[Part(V, "__arch_copy_to_user", loop="body", take="copy_large")],
                               note="one 64-byte iteration of the copy loop (copy_template.S)"),
-    "tcp_cleanup_rbuf": dict(parts=[Part(V, "tcp_cleanup_rbuf"), Part(V, "tcp_rcv_space_adjust")]),
+    "tcp_cleanup_rbuf": dict(parts=[Part(V, "tcp_cleanup_rbuf", take="cleanup_rbuf", avoid=("__warn_printk",)),
+                                    Part(V, "__tcp_cleanup_rbuf"), Part(V, "tcp_rcv_space_adjust")],
+                             note="tcp_cleanup_rbuf, __tcp_cleanup_rbuf without an ACK (the layout: none scheduled, "
+                                  "window not halved), tcp_rcv_space_adjust"),
     "try_to_wake_up": dict(parts=[Part(V, "try_to_wake_up")]),
     "context_switch": dict(parts=[Part(V, "__schedule"), Part(V, "finish_task_switch.isra.0"), Part(V, "__switch_to"),
                                   Part(V, "cpu_switch_to")]),
