@@ -23,9 +23,12 @@ public:
     // end marker), one per simulation context. It starts with an entry at time 0, where every
     // process is initialised.
     static activity& shared();
+    // Notifications are noted while this is on: fresh_simulation() turns it on, a platform that
+    // builds no lookahead off before it builds its models (no record is then read).
+    static inline bool recording = true;
 
+    // Pruned by next() (each core's decision reads every record), not here: notes outnumber them.
     void note(const sc_core::sc_time& at) {
-        prune();
         heap_.push_back(at);
         std::push_heap(heap_.begin(), heap_.end(), later);
     }
@@ -61,21 +64,28 @@ public:
     // Assembly: the record of the board this event's process acts on.
     void record_in(activity& record) { record_ = &record; }
 
+    // SystemC keeps the earlier of two timed notifications: a later one while a notification
+    // after now is pending changes nothing, and is not noted again (most re-notifications).
     void notify(const sc_core::sc_time& delay) {
-        record_->note(sim_time() + delay);
+        const sc_core::sc_time at = sim_time() + delay;
+        if (activity::recording && !(at >= pending_ && pending_ > sim_time())) record_->note(pending_ = at);
         ev_.notify(delay);
     }
-    void notify() {  // immediate: activity now
-        record_->note(sim_time());
+    void notify() {  // immediate: activity now (and no notification pending after it)
+        if (activity::recording) record_->note(pending_ = sim_time());
         ev_.notify();
     }
-    void cancel() { ev_.cancel(); }
+    void cancel() {
+        pending_ = sc_core::SC_ZERO_TIME;
+        ev_.cancel();
+    }
     operator const sc_core::sc_event&() const { return ev_; }
     const sc_core::sc_event& event() const { return ev_; }
 
 private:
     sc_core::sc_event ev_;
     activity* record_;
+    sc_core::sc_time pending_;  // the time last noted: the notification pending if after now
 };
 
 // What a core needs to pass a sync point while other boards have activity due: its own board's

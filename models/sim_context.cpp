@@ -51,6 +51,7 @@ void fresh_simulation() {
     auto* ctx = new sc_core::sc_simcontext();
     sc_core::sc_curr_simcontext = ctx;
     sc_core::sc_default_global_context = ctx;
+    activity::recording = true;
     // SystemC's own notes ("Simulation stopped by user." after sc_stop) are not fecsim output.
     sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
 }

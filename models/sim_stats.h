@@ -13,6 +13,9 @@ struct sim_stats {
     // Decisions of the cross-board lookahead that found the kernel's next activity in no record
     // (a notification not made through a timed_event, models/activity.h): the core synced instead.
     static inline uint64_t unrecorded_activity = 0;
+    // The cores' syncs (each one kernel event) at quantum sync points and before register
+    // accesses: where the events per packet go (docs/performance.md).
+    static inline uint64_t quantum_syncs = 0, register_syncs = 0;
 };
 
 }  // namespace fecsim

@@ -75,7 +75,6 @@ nlohmann::json run_simulation(const config& cfg, const run_options& opt) {
     fresh_simulation();
     const double warmup_s = cfg.tree().at("warmup_s"), duration_s = cfg.tree().at("duration_s");
     sim_stats::kernel_events = 0;
-    sim_stats::unrecorded_activity = 0;
     const auto wall_start = std::chrono::steady_clock::now();
 
     soc chip(cfg, opt);
@@ -114,6 +113,7 @@ nlohmann::json run_simulation(const config& cfg, const run_options& opt) {
                      bridge->socket().description().c_str(), bridge->params().port.c_str(),
                      bridge->params().realtime ? "realtime" : "as_fast_as_possible", duration_s);
     const uint64_t events_at_window = sim_stats::kernel_events;
+    sim_stats::unrecorded_activity = sim_stats::quantum_syncs = sim_stats::register_syncs = 0;
     advance(chip, sc_core::sc_time(duration_s, sc_core::SC_SEC));
 
     monitor.finish();
@@ -136,6 +136,7 @@ nlohmann::json run_simulation(const config& cfg, const run_options& opt) {
         {"speed", wall_s > 0 ? simulated_s / wall_s : 0.0},
         {"kernel_events", sim_stats::kernel_events - events_at_window},
         {"unrecorded_activity", sim_stats::unrecorded_activity},
+        {"syncs", {{"quantum", sim_stats::quantum_syncs}, {"register", sim_stats::register_syncs}}},
     };
     if (server) result["telemetry"]["dropped_lines"] = server->dropped_lines();
     result["config"] = cfg.tree();

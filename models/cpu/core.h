@@ -9,6 +9,7 @@
 #include "models/cpu/cache.h"
 #include "models/cpu/core_api.h"
 #include "models/mem/router.h"
+#include "models/sim_stats.h"
 #include "models/sim_time.h"
 
 #include <nlohmann/json.hpp>
@@ -233,14 +234,19 @@ private:
     bool board_due(const sc_core::sc_time& pending, const sc_core::sc_time& reach);
     void maybe_sync() {
         if (!qk_.need_sync()) return;
-        if (others_due(qk_.global->get())) sync();  // the next sync point is at most a quantum away
+        if (others_due(qk_.global->get())) counted_sync(sim_stats::quantum_syncs);  // the next sync point is at most a quantum away
         else qk_.pass_sync_point();
     }
     // Before an MMIO access. The device sees the access at its annotated time (the b_transport
     // delay) and applies every effect then, so a sync first only matters when something else is
     // due by the core's time: otherwise the device and everything after it see the same thing.
     void sync_if_due() {
-        if (others_due(sc_core::SC_ZERO_TIME)) sync();
+        if (others_due(sc_core::SC_ZERO_TIME)) counted_sync(sim_stats::register_syncs);
+    }
+    void counted_sync(uint64_t& count) {
+        if (qk_.get_local_time() == sc_core::SC_ZERO_TIME) return;
+        ++count;
+        sync();
     }
     void wait_until(const sc_core::sc_time& t, cost c) {
         if (t > now()) charge(c, t - now());
