@@ -467,8 +467,13 @@ SPEC = {
                                           "returning the address without a sync"),
     "dma_unmap_single": dict(parts=[Part(V, "dma_unmap_page_attrs", take="unmap", need=SYNC_CPU),
                                     Part(V, "arch_sync_dma_for_cpu", take="unmap_arch")],
-                             note="a streaming unmap: dma_unmap_page_attrs (dma-direct inlined) calling "
-                                  "arch_sync_dma_for_cpu, which returns at once for DMA_TO_DEVICE"),
+                             note="a streaming unmap of a buffer the CPU wrote (DMA_TO_DEVICE: TX completion): "
+                                  "dma_unmap_page_attrs (dma-direct inlined) calling arch_sync_dma_for_cpu, which "
+                                  "returns at once"),
+    "dma_unmap_single_from_device": dict(parts=[Part(V, "dma_unmap_page_attrs", take="unmap", need=SYNC_CPU),
+                                                Part(V, "arch_sync_dma_for_cpu")],
+                                         note="a streaming unmap of a buffer the device wrote (the legacy RX "
+                                              "buffers): arch_sync_dma_for_cpu calls the invalidate"),
     "dma_unmap_single_skip_sync": dict(parts=[Part(V, "dma_unmap_page_attrs", take="unmap_skip", avoid=SYNC_CPU)],
                                        note="page_pool's unmap (DMA_ATTR_SKIP_CPU_SYNC): dma_unmap_page_attrs "
                                             "without a sync"),
@@ -627,7 +632,7 @@ SPEC = {
 REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_collect_events", "fec_enet_rx_napi", "fec_enet_rx",
             "fec_enet_rx_queue", "fec_enet_rx_queue_bd", "fec_enet_rx_error", "fec_enet_update_cbd", "fec_enet_tx",
             "fec_enet_tx_queue", "fec_enet_tx_queue_bd", "fec_enet_rx_skb", "dma_sync_single", "dma_map_single",
-            "dma_unmap_single", "dma_map_single_skip_sync", "dma_unmap_single_skip_sync", "dcache_by_line_op", "dcache_by_line_iter", "page_pool_alloc_fast",
+            "dma_unmap_single", "dma_unmap_single_from_device", "dma_map_single_skip_sync", "dma_unmap_single_skip_sync", "dcache_by_line_op", "dcache_by_line_iter", "page_pool_alloc_fast",
             "page_pool_put_page", "page_pool_put_page_ring", "page_pool_recycle_ring", "page_pool_dma_map",
             "page_pool_refill", "page_pool_refill_page", "page_pool_alloc_slow", "page_pool_alloc_slow_page",
             "xdp_return_frame_rx_napi", "xdp_do_flush",
@@ -641,7 +646,8 @@ REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_coll
                       "bpf_prog_run_xdp", "fec_enet_run_xdp", "xdp_convert_buff_to_frame", "fec_enet_xdp_tx_xmit",
                       "fec_enet_txq_xmit_frame", "fec_txq_trigger_xmit", "fec_enet_start_xmit", "netdev_alloc_skb",
                       "fec_enet_txq_submit_skb", "dcache_by_line_op", "dcache_by_line_iter", "dma_sync_single",
-                      "dma_map_single", "dma_unmap_single", "dma_map_single_skip_sync", "dma_unmap_single_skip_sync"}}
+                      "dma_map_single", "dma_unmap_single", "dma_unmap_single_from_device", "dma_map_single_skip_sync",
+                      "dma_unmap_single_skip_sync"}}
 for _k in ("xdp_prog_pass", "xdp_prog_drop", "xdp_prog_tx", "xdp_prog_parse", "xdp_prog_count",
            "xdp_prog_swap_macs", "xdp_prog_redirect"):
     SPEC[_k] = dict(estimate="a JITed XDP program: no package ships its JITed image")
@@ -668,6 +674,8 @@ SPEC_ARMHF = dict(SPEC, **{
                                  "arch_sync_dma_*, __dma_page_*, dma_cache_maint_page, v7_dma_*_area"),
     "dma_map_single": dict(parts=[Part(V, "dma_map_page_attrs", take="map", need=SYNC_DEV)] + ARM_SYNC_DEV),
     "dma_unmap_single": dict(parts=[Part(V, "dma_unmap_page_attrs", take="unmap", need=SYNC_CPU)] + ARM_SYNC_CPU),
+    "dma_unmap_single_from_device": dict(parts=[Part(V, "dma_unmap_page_attrs", take="unmap", need=SYNC_CPU)]
+                                         + ARM_SYNC_CPU),
     "dcache_by_line_op": dict(mean=True, parts=[Part(V, "v7_dma_clean_range", loop="call"),
                                                 Part(V, "v7_dma_inv_range", loop="call")],
                               note="mean of v7_dma_clean_range and v7_dma_inv_range around the line loop"),

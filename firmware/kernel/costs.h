@@ -19,7 +19,8 @@ namespace fecsim::firmware {
     X(fec_enet_tx_queue) X(fec_enet_tx_queue_bd)                                                      \
     /* DMA API */                                                                                     \
     X(dma_sync_single) X(dma_map_single) X(dma_map_single_skip_sync) X(dma_unmap_single)             \
-    X(dma_unmap_single_skip_sync) X(dcache_by_line_op) X(outer_cache_range) X(outer_cache_line)       \
+    X(dma_unmap_single_from_device) X(dma_unmap_single_skip_sync) X(dcache_by_line_op)              \
+    X(outer_cache_range) X(outer_cache_line)                                                          \
     /* page allocator, slab, page_frag */                                                             \
     X(alloc_pages) X(free_pages) X(prep_compound_page) X(prep_compound_tail) X(kmem_cache_alloc)      \
     X(kmem_cache_free) X(page_frag_alloc) X(page_frag_free)                                           \

@@ -28,7 +28,10 @@ dma_addr_t dma_device::dma_map_single(addr_t a, size_t size, dma_data_direction 
 void dma_device::dma_unmap_single(dma_addr_t addr, size_t size, dma_data_direction dir, unsigned long attrs) {
     cpu::scope s(k_.core, "dma_unmap_single");
     const bool sync = !coherent_ && !(attrs & DMA_ATTR_SKIP_CPU_SYNC);
-    k_.exec(sync ? path::dma_unmap_single : path::dma_unmap_single_skip_sync);
+    // arch_sync_dma_for_cpu returns at once for DMA_TO_DEVICE, else calls the invalidate
+    k_.exec(!sync                   ? path::dma_unmap_single_skip_sync
+            : dir == DMA_TO_DEVICE  ? path::dma_unmap_single
+                                    : path::dma_unmap_single_from_device);
     if (sync) arch_sync_dma_for_cpu(addr, size, dir);
 }
 

@@ -192,8 +192,13 @@ TEST(dma_arm64, page_pool_map_charges_no_sync_a_streaming_map_does) {
         auto c = charged([&] { dev.dma_map_single(buf, 60, DMA_TO_DEVICE); });
         EXPECT_EQ(c.instructions, t[path::dma_map_single] + t[path::dcache_by_line_op]);
         EXPECT_EQ(c.cvac, 1u);
+        // the unmap's arch_sync_dma_for_cpu returns at once for TO_DEVICE, invalidates otherwise
+        ASSERT_GT(t[path::dma_unmap_single_from_device], t[path::dma_unmap_single]);
+        c = charged([&] { dev.dma_unmap_single(buf, 60, DMA_TO_DEVICE); });
+        EXPECT_EQ(c.instructions, t[path::dma_unmap_single]);
+        EXPECT_EQ(c.line_ops(), 0u);
         c = charged([&] { dev.dma_unmap_single(buf, 1536, DMA_FROM_DEVICE); });
-        EXPECT_EQ(c.instructions, t[path::dma_unmap_single] + t[path::dcache_by_line_op]);
+        EXPECT_EQ(c.instructions, t[path::dma_unmap_single_from_device] + t[path::dcache_by_line_op]);
         EXPECT_EQ(c.ivac, 24u);
 
         // page_pool: the same 64-page slow refill with and without PP_FLAG_DMA_MAP differs by 64
