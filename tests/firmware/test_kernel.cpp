@@ -284,17 +284,24 @@ TEST(dma_armv7_pl310, inner_and_outer_maintenance) {
     });
 }
 
+// fec's pool (fec_enet_create_page_pool): it maps its pages and syncs a recycled page's
+// 3520-byte frame area for the device.
+page_pool_params fec_pool_params(dma_device& dev) {
+    page_pool_params pp;
+    pp.flags = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV;
+    pp.pool_size = 256;
+    pp.dev = &dev;
+    pp.dma_dir = DMA_BIDIRECTIONAL;
+    pp.offset = 256;
+    pp.max_len = 3520;
+    return pp;
+}
+
 TEST(page_pool, accounting_never_leaks_and_syncs_as_the_kernel) {
     on_core_thread([] {
         kernel_bench b;
         dma_device dev(*b.k, false);
-        page_pool_params pp;
-        pp.flags = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV;
-        pp.pool_size = 256;
-        pp.dev = &dev;
-        pp.dma_dir = DMA_BIDIRECTIONAL;
-        pp.offset = 256;
-        pp.max_len = 3520;
+        const page_pool_params pp = fec_pool_params(dev);
         page_pool pool(*b.k, pp, 0);
         auto balanced = [&](uint64_t held_by_us) {
             EXPECT_EQ(pool.hold_cnt() - pool.release_cnt(), pool.cached() + pool.in_ring() + pool.inflight());
@@ -369,14 +376,7 @@ TEST(page_pool, direct_put_takes_the_cache_branch_a_ring_put_the_ring_branch) {
         const cost_table& t = b.costs;
         ASSERT_NE(t[path::page_pool_put_page], t[path::page_pool_put_page_ring]);
         dma_device dev(*b.k, false);
-        page_pool_params pp;
-        pp.flags = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV;
-        pp.pool_size = 256;
-        pp.dev = &dev;
-        pp.dma_dir = DMA_BIDIRECTIONAL;
-        pp.offset = 256;
-        pp.max_len = 3520;
-        page_pool pool(*b.k, pp, 0);
+        page_pool pool(*b.k, fec_pool_params(dev), 0);
         page* p0 = pool.page_pool_alloc_pages();
         page* p1 = pool.page_pool_alloc_pages();
         const uint64_t sync = t[path::dma_sync_single] + t[path::dcache_by_line_op];  // 60 bytes: one line
