@@ -83,9 +83,8 @@ void router::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& de
 
 void router::transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
     const uint64_t addr = gp.get_address();
-    const ptrdiff_t i = find(addr);
-    const route* r = i < 0 ? nullptr : &routes_[static_cast<size_t>(i)];
-    if (!r || gp.get_data_length() > r->size - (addr - r->base)) {
+    const route* r = route_for(addr, gp.get_data_length());
+    if (!r) {
         ++address_errors_;
         gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
         return;
@@ -99,23 +98,23 @@ void router::transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
 
 unsigned router::transport_dbg(int, tlm::tlm_generic_payload& gp) {
     const uint64_t addr = gp.get_address();
-    const region* r = decode(addr);
-    if (!r || gp.get_data_length() > r->size - (addr - r->base)) {
+    const route* r = route_for(addr, gp.get_data_length());
+    if (!r) {
         gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
         return 0;
     }
     gp.set_address(addr - r->base + r->offset);
-    const unsigned n = out[routes_[static_cast<size_t>(r - regions_.data())].port]->transport_dbg(gp);
+    const unsigned n = out[r->port]->transport_dbg(gp);
     gp.set_address(addr);
     return n;
 }
 
 bool router::get_direct_mem_ptr(int, tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi) {
     const uint64_t addr = gp.get_address();
-    const region* r = decode(addr);
+    const route* r = route_for(addr, 0);
     if (!r) return false;
     gp.set_address(addr - r->base + r->offset);
-    const bool ok = out[routes_[static_cast<size_t>(r - regions_.data())].port]->get_direct_mem_ptr(gp, dmi);
+    const bool ok = out[r->port]->get_direct_mem_ptr(gp, dmi);
     gp.set_address(addr);
     if (!ok) return false;
     // Translate back to global addresses and clip to the region.

@@ -82,6 +82,9 @@ private:
         return h.page == addr >> page_shift ? h.index : search(addr);
     }
     ptrdiff_t search(uint64_t addr) const;
+    struct route;
+    // The route of `len` bytes at addr; null when unmapped or crossing the region's end.
+    const route* route_for(uint64_t addr, uint64_t len) const;
 
     std::vector<std::string> targets_;
     // Per target: the DDR model when the target socket is a ddr's own. Its b_transport is then
@@ -113,5 +116,12 @@ private:
     static size_t slot(uint64_t page) { return (page ^ (page >> 9)) & 511; }
     uint64_t address_errors_ = 0;
 };
+
+inline const router::route* router::route_for(uint64_t addr, uint64_t len) const {
+    const ptrdiff_t i = find(addr);
+    if (i < 0) return nullptr;
+    const route& r = routes_[static_cast<size_t>(i)];
+    return len > r.size - (addr - r.base) ? nullptr : &r;
+}
 
 }  // namespace fecsim::mem
