@@ -615,6 +615,22 @@ TEST(core, bad_geometry_is_rejected) {
     EXPECT_THROW(cpu_bench b(p), std::invalid_argument);
 }
 
+// find() scans four ways per step and the rest one by one: every way of a set is found, at any
+// associativity the schema admits, and an invalidated or absent line is not.
+TEST(cache, finds_every_way_of_a_set_at_any_associativity) {
+    for (uint32_t ways : {1u, 2u, 3u, 4u, 5u, 7u, 8u, 16u, 32u}) {
+        const uint32_t sets = 8;
+        cpu::cache c("c", {sets * ways * 64, ways, 1, cpu::replacement::lru}, 64, 1);
+        cpu::cache::line victim;
+        std::vector<cpu::cache::line*> placed;
+        for (uint64_t w = 0; w < ways; ++w) placed.push_back(c.allocate(3 + w * sets, victim));  // all in set 3
+        for (uint64_t w = 0; w < ways; ++w) EXPECT_EQ(c.find(3 + w * sets), placed[w]) << ways << " ways, way " << w;
+        EXPECT_EQ(c.find(3 + ways * sets), nullptr) << ways << " ways";
+        placed[ways - 1]->flags = 0;  // invalidated: the tag stays, the line is gone
+        EXPECT_EQ(c.find(3 + (ways - 1) * sets), nullptr) << ways << " ways";
+    }
+}
+
 TEST(core, pl310_variant_cleans_l1_into_l2_and_l2_by_pa) {
     fresh_simulation();
     auto p = test::test_params();
