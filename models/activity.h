@@ -30,7 +30,7 @@ public:
     // Pruned by next() (each core's decision reads every record), not here: notes outnumber them.
     void note(const sc_core::sc_time& at) {
         heap_.push_back(at);
-        std::push_heap(heap_.begin(), heap_.end(), later);
+        std::push_heap(heap_.begin(), heap_.end(), later{});
     }
     // The board's core synced and waits until `at`; sc_max_time() once it runs again (its own
     // wake-up is then past, which an entry in the heap could not tell until SystemC time moves).
@@ -43,11 +43,15 @@ public:
     size_t size() const { return heap_.size(); }
 
 private:
-    static bool later(const sc_core::sc_time& a, const sc_core::sc_time& b) { return a > b; }
+    // A type, not a function: the heap operations inline the compare (a function pointer is
+    // called for every step of them).
+    struct later {
+        bool operator()(const sc_core::sc_time& a, const sc_core::sc_time& b) const { return a > b; }
+    };
     void prune() {
         const sc_core::sc_time& now = sim_time();
         while (!heap_.empty() && heap_.front() < now) {
-            std::pop_heap(heap_.begin(), heap_.end(), later);
+            std::pop_heap(heap_.begin(), heap_.end(), later{});
             heap_.pop_back();
         }
     }
