@@ -136,7 +136,7 @@ core::core(sc_core::sc_module_name name, int id, const core_params& p, mem::rout
       outer_line_(p.outer_line_op_ns, SC_NS), outer_sync_(p.outer_sync_ns, SC_NS),
       shift_(static_cast<unsigned>(__builtin_ctz(p.line_bytes))),
       l1_(std::string(basename()) + ".l1d", p.l1d, p.line_bytes, 0x9e3779b97f4a7c15ull * p.seed + id),
-      wbuf_(p.write_buffer_entries), scratch_(p.line_bytes), irq_state_(p.irq_lines), fn_time_(1), fn_calls_(1) {
+      wbuf_(p.write_buffer_entries), scratch_(p.line_bytes), irq_state_(p.irq_lines), fn_time_(1), cur_time_(fn_time_[0].data()), fn_calls_(1) {
     if (shared_l2) {
         if (shared_l2->line_bytes() != p.line_bytes)
             throw std::invalid_argument(std::string(basename()) + ": shared L2 line size differs from the core's");
@@ -720,8 +720,7 @@ int core::wait_for_irq() {
             sim_stats::count_event();
         } while ((line = pending_irq()) < 0);
         const sc_time idle = sim_time() - start;
-        total_[static_cast<size_t>(cost::idle)] += idle;
-        fn_time_[cur_][static_cast<size_t>(cost::idle)] += idle;
+        cur_time_[static_cast<size_t>(cost::idle)] += idle;
         qk_.reset();
     }
     return take_irq(line);
@@ -753,12 +752,14 @@ void core::enter(const char* function) {
     if (f >= fn_time_.size()) fn_time_.resize(f + 1), fn_calls_.resize(f + 1);
     stack_.push_back(cur_);
     cur_ = f;
+    cur_time_ = fn_time_[f].data();
     ++fn_calls_[f];
 }
 
 void core::leave() {
     if (stack_.empty()) throw std::logic_error(std::string(name()) + ": leave() without enter()");
     cur_ = stack_.back();
+    cur_time_ = fn_time_[cur_].data();
     stack_.pop_back();
 }
 
@@ -777,9 +778,14 @@ std::vector<core::function_profile> core::profile() const {
     return out;
 }
 
+sc_time core::time_in(cost c) const {
+    sc_time t;
+    for (const auto& f : fn_time_) t += f[static_cast<size_t>(c)];
+    return t;
+}
+
 void core::reset_stats() {
     stats_ = core_stats{};
-    total_.fill(SC_ZERO_TIME);
     for (auto& t : fn_time_) t.fill(SC_ZERO_TIME);
     std::fill(fn_calls_.begin(), fn_calls_.end(), 0);
     stats_start_ = time_outside();
@@ -791,8 +797,9 @@ void core::report(nlohmann::json& out) const {
     const sc_time window = time_outside() - stats_start_;
     sc_time busy;
     for (size_t i = 0; i < cost_count; ++i) {
-        c["time_ns"][to_string(static_cast<cost>(i))] = ns(total_[i]);
-        if (static_cast<cost>(i) != cost::idle) busy += total_[i];
+        const sc_time total = time_in(static_cast<cost>(i));
+        c["time_ns"][to_string(static_cast<cost>(i))] = ns(total);
+        if (static_cast<cost>(i) != cost::idle) busy += total;
     }
     c["busy_fraction"] = window > SC_ZERO_TIME ? busy / window : 0.0;
     nlohmann::json& fns = c["functions"];

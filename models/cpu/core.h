@@ -148,7 +148,7 @@ public:
     // --- statistics
     const core_params& params() const { return p_; }
     const core_stats& stats() const { return stats_; }
-    sc_core::sc_time time_in(cost c) const { return total_[static_cast<size_t>(c)]; }
+    sc_core::sc_time time_in(cost c) const;  // since reset_stats(), all functions
     struct function_profile {
         std::string name;
         uint64_t calls = 0;
@@ -218,8 +218,7 @@ private:
 
     void charge(cost c, const sc_core::sc_time& t) {
         qk_.inc(t);
-        total_[static_cast<size_t>(c)] += t;
-        fn_time_[cur_][static_cast<size_t>(c)] += t;
+        cur_time_[static_cast<size_t>(c)] += t;
     }
     // A sync lets the rest of the system run up to the core's time. When nothing else is due by
     // then it would run nothing, so the core runs ahead instead: exactly the same results, without
@@ -341,9 +340,11 @@ private:
         uint16_t id = 0;
     };
     std::array<fn_slot, 256> fn_cache_{};
+    // Time by function and category; a category's total is the sum over functions (the same
+    // integer picoseconds), so a charge adds once, to the current function's row.
     std::vector<std::array<sc_core::sc_time, cost_count>> fn_time_;
+    sc_core::sc_time* cur_time_;  // fn_time_[cur_], kept by enter() and leave()
     std::vector<uint64_t> fn_calls_;
-    std::array<sc_core::sc_time, cost_count> total_{};
     sc_core::sc_time stats_start_;
     core_stats stats_;
 };
