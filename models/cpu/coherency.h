@@ -73,7 +73,11 @@ public:
     bool observes_device() const { return p_.mode != coherency_mode::off || p_.dma_coherent; }
 
     // --- device side (coherency_tap): an access of [a, a+len) at simulated time t.
-    void device_access(bool write, uint64_t a, size_t len, const sc_core::sc_time& t);
+    // `cacheable`: the range lies where the CPU maps memory cacheable. The cores allocate lines
+    // only there (core::cached_access, core::prefetch), so elsewhere (the descriptor rings'
+    // non-cacheable pool) no cache can hold a copy: only the line bits are kept, without
+    // looking up the caches.
+    void device_access(bool write, uint64_t a, size_t len, const sc_core::sc_time& t, bool cacheable = true);
 
     // --- CPU side (called by the cores)
     void cpu_stale_read(const core& c, uint64_t a, size_t len);

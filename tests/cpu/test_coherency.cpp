@@ -251,6 +251,39 @@ TEST(coherency, wasted_line_ops_survive_eviction_of_the_touched_line) {
     EXPECT_EQ(b.checker.wasted_line_ops(), 1u);
 }
 
+// The checker looks up the caches only for device accesses to cacheable ranges: it relies on
+// the cores never holding a line of a non-cacheable one, whatever the CPU does there.
+TEST(coherency, cores_hold_no_line_of_a_non_cacheable_range) {
+    fresh_simulation();
+    cpu_bench b;
+    const uint64_t ring = test::nc_base + 0x1000;  // a descriptor ring in the coherent pool
+    run(b, [&](core_api& c) {
+        cpu::scope s(c, "fec_enet_txq_submit_skb");
+        const auto data = pattern(256, 0x20);
+        c.write(ring, data.data(), data.size());
+        c.write16(ring + 2, 0x8c00);
+        uint8_t got[256];
+        c.read(ring, got, sizeof got);
+        c.read32(ring + 128);
+        c.touch(ring, 64, true);
+        c.prefetch(ring + 192);
+        c.store_release(ring + 4, 4);
+        for (uint64_t a = ring; a < ring + 256; a += 64) c.dc_civac(a);
+        c.dsb();
+        b.dma_read(ring, got, sizeof got);  // nothing dirty can be found
+        b.dma_write(ring, data.data(), 64);
+        c.read(ring, got, 64);               // nothing stale either
+        EXPECT_EQ(0, std::memcmp(got, data.data(), 64));
+    });
+    for (uint64_t la = ring >> 6; la < (ring + 256) >> 6; ++la) {
+        EXPECT_EQ(b.core.l1d().find(la), nullptr) << std::hex << (la << 6);
+        EXPECT_EQ(b.core.l2().find(la), nullptr) << std::hex << (la << 6);
+    }
+    EXPECT_EQ(b.checker.violations(), 0u);
+    EXPECT_EQ(b.tap.reads(), 1u);
+    EXPECT_EQ(b.tap.writes(), 1u);
+}
+
 TEST(coherency, coherent_dma_needs_no_maintenance_and_reports_nothing) {
     fresh_simulation();
     cpu_bench b(test::test_params(), mode(cpu::coherency_mode::report, true));
