@@ -940,9 +940,13 @@ void enet::tx_complete(tx_entry& e, sc_time& delay) {
     }
 }
 
-// tx_ev_ keeps its earliest notification; the engine remembers that one is pending.
+// tx_ev_ keeps its earliest notification; the engine remembers that one is pending. A wake-up
+// at or after a pending one later than now is what the kernel and the record already hold
+// (timed_event::notify), and is not made again (a TDAR write finds the end of the frame on the
+// wire pending, most of the time).
 void enet::tx_wake(const sc_time& delay) {
     const sc_time at = sim_time() + delay;
+    if (tx_wake_pending_ && tx_wake_at_ <= at && tx_wake_at_ > sim_time()) return;
     if (!tx_wake_pending_ || at < tx_wake_at_) tx_wake_at_ = at, tx_wake_pending_ = true;
     tx_ev_.notify(delay);
 }

@@ -44,14 +44,16 @@ public:
         return i < 0 ? nullptr : &regs_[i];
     }
     const reg* find(uint32_t offset) const { return const_cast<reg_table*>(this)->find(offset); }
-    reg& at(uint32_t offset) {  // throws std::logic_error when undeclared (a model bug)
+    // Always inline: the engines call get() with constant offsets, whose checks then fold to
+    // an index load (a call per register read cost more than the read).
+    __attribute__((always_inline)) reg& at(uint32_t offset) {  // throws std::logic_error when undeclared (a model bug)
         reg* r = find(offset);
-        if (!r) undeclared(offset);
+        if (__builtin_expect(!r, 0)) undeclared(offset);
         return *r;
     }
-    const reg& at(uint32_t offset) const { return const_cast<reg_table*>(this)->at(offset); }
-    uint32_t get(uint32_t offset) const { return at(offset).value; }
-    void set(uint32_t offset, uint32_t v) { at(offset).value = v; }
+    __attribute__((always_inline)) const reg& at(uint32_t offset) const { return const_cast<reg_table*>(this)->at(offset); }
+    __attribute__((always_inline)) uint32_t get(uint32_t offset) const { return at(offset).value; }
+    __attribute__((always_inline)) void set(uint32_t offset, uint32_t v) { at(offset).value = v; }
 
     // CPU accesses: false when no register lives at `offset`.
     bool read(uint32_t offset, uint32_t& v);
@@ -63,7 +65,7 @@ public:
     const std::vector<reg>& regs() const { return regs_; }
 
 private:
-    [[noreturn]] static void undeclared(uint32_t offset);
+    [[noreturn]] __attribute__((cold, noinline)) static void undeclared(uint32_t offset);
     std::vector<reg> regs_;
     std::vector<int> index_;  // offset / 4 -> position in regs_, -1 when none
 };
