@@ -29,15 +29,6 @@ uint8_t* ddr::chunk(uint64_t index) {
     return c.get();
 }
 
-// One chunk's part of an access: n bytes at addr, all in addr's chunk. An untouched chunk
-// reads as zeros without being allocated.
-__attribute__((always_inline)) inline void ddr::part(uint64_t addr, uint8_t* data, size_t n, bool write) {
-    const uint64_t off = addr % chunk_bytes;
-    if (write) std::memcpy(chunk(addr / chunk_bytes) + off, data, n);
-    else if (const auto& c = chunks_[addr / chunk_bytes]) std::memcpy(data, c.get() + off, n);
-    else std::memset(data, 0, n);
-}
-
 // An access in range, chunk by chunk (most lie in one: lines, descriptors, frames).
 void ddr::parts(uint64_t addr, uint8_t* data, size_t len, bool write) {
     for (size_t n; len > 0; addr += n, data += n, len -= n)
@@ -54,70 +45,26 @@ void ddr::poke(uint64_t addr, const void* src, size_t len) {
     parts(addr, static_cast<uint8_t*>(const_cast<void*>(src)), len, true);  // a write only reads src
 }
 
-sc_time ddr::access(const sc_time& arrival, size_t bytes, bool is_write) {
-    const uint64_t bursts = std::max<uint64_t>(
-        1, burst_shift_ >= 0 ? (bytes + p_.burst_bytes - 1) >> burst_shift_ : (bytes + p_.burst_bytes - 1) / p_.burst_bytes);
-    const sc_time transfer =
-        bursts < transfer_time_.size() ? transfer_time_[bursts] : burst_time_ * static_cast<double>(bursts);
-    // Bookings that ended before now delay nothing (no request arrives before now): skipped by
-    // advancing head_, and dropped at once when all have ended or many have (no copy per access).
-    const sc_time& now = sim_time();
-    while (head_ < booked_.size() && booked_[head_].end <= now) ++head_;
-    if (head_ == booked_.size()) booked_.clear(), head_ = 0;
-    else if (head_ >= 64) booked_.erase(booked_.begin(), booked_.begin() + static_cast<std::ptrdiff_t>(head_)), head_ = 0;
+// A request arriving before the latest end booked so far: it waits for whatever occupies the
+// bus at its start time, until nothing does. One pass in start order suffices: a booking passed
+// over ended before the start, which only grows. Bookings that start later stay where they are
+// (they were answered already). A booking that started more than the longest transfer before the
+// arrival ended before it: the pass starts at the first one that may not have (the core running
+// ahead of SystemC time keeps many bookings between now and its own time).
+sc_time ddr::book_behind(const sc_time& arrival, const sc_time& transfer) {
     sc_time start = arrival;
-    if (latest_end_ <= arrival) {
-        // Every transfer booked so far ended by the arrival (and started before it): the bus is
-        // free, and the booking goes last in start order. Most accesses take this path.
-        booked_.push_back(booking{start, start + transfer});
-    } else {
-        // Wait for whatever occupies the bus at the start time, until nothing does. One pass in
-        // start order suffices: a booking passed over ended before the start, which only grows.
-        // Bookings that start later stay where they are (they were answered already).
-        // A booking that started more than the longest transfer before the arrival ended before
-        // it: the pass starts at the first one that may not have (the core running ahead of
-        // SystemC time keeps many bookings between now and its own time).
-        const sc_time from = arrival > longest_ ? arrival - longest_ : sc_core::SC_ZERO_TIME;
-        auto it = std::lower_bound(booked_.begin() + static_cast<std::ptrdiff_t>(head_), booked_.end(), from,
-                                   [](const booking& b, const sc_time& t) { return b.start < t; });
-        for (; it != booked_.end() && it->start <= start; ++it)
-            if (it->end > start) start = it->end;
-        booked_.insert(it, booking{start, start + transfer});  // it: the first starting later
-    }
-    const sc_time end = start + transfer;
-    longest_ = std::max(longest_, transfer);
-    latest_end_ = std::max(latest_end_, end);
-    stats_.busy += transfer;
-    stats_.queueing += start - arrival;
-    if (is_write) ++stats_.writes, stats_.bytes_written += bytes;
-    else ++stats_.reads, stats_.bytes_read += bytes;
-    return (start - arrival) + (is_write ? write_latency_ : read_latency_) + transfer;
+    const sc_time from = arrival > longest_ ? arrival - longest_ : sc_core::SC_ZERO_TIME;
+    auto it = std::lower_bound(booked_.begin() + static_cast<std::ptrdiff_t>(head_), booked_.end(), from,
+                               [](const booking& b, const sc_time& t) { return b.start < t; });
+    for (; it != booked_.end() && it->start <= start; ++it)
+        if (it->end > start) start = it->end;
+    booked_.insert(it, booking{start, start + transfer});  // it: the first starting later
+    return start;
 }
 
-__attribute__((always_inline)) inline bool ddr::copy(tlm::tlm_generic_payload& gp) {
-    const uint64_t addr = gp.get_address();
-    const size_t len = gp.get_data_length();
-    if (addr >= p_.size_bytes || len > p_.size_bytes - addr) {
-        gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
-        return false;
-    }
-    if (gp.get_byte_enable_ptr()) {
-        gp.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
-        return false;
-    }
-    if (gp.is_read() || gp.is_write()) {
-        if (len <= chunk_bytes - addr % chunk_bytes) part(addr, gp.get_data_ptr(), len, gp.is_write());  // most
-        else parts(addr, gp.get_data_ptr(), len, gp.is_write());
-    }
-    gp.set_response_status(tlm::TLM_OK_RESPONSE);
-    return true;
-}
-
-void ddr::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
-    if (!copy(gp)) return;
-    if (gp.is_read() || gp.is_write())
-        delay += access(sim_time() + delay, gp.get_data_length(), gp.is_write());
-    gp.set_dmi_allowed(true);
+void ddr::drop_ended() {
+    booked_.erase(booked_.begin(), booked_.begin() + static_cast<std::ptrdiff_t>(head_));
+    head_ = 0;
 }
 
 unsigned ddr::transport_dbg(tlm::tlm_generic_payload& gp) { return copy(gp) ? gp.get_data_length() : 0; }

@@ -4,12 +4,16 @@
 // decoupling a core issues requests ahead of SystemC time (docs/models/mem.md).
 #pragma once
 
+#include "models/sim_time.h"
+
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -47,21 +51,27 @@ public:
     // arrival to completion (queueing + latency + transfer) and books the bus. The access waits
     // only for transfers that occupy the bus at its own timestamp (and, in a chain, at the
     // moment each of those ends); a transfer booked earlier by a call but starting later in
-    // simulated time does not delay it.
+    // simulated time does not delay it. Inline (below), as b_transport: every memory access
+    // books the bus, most of them without a search.
     sc_core::sc_time access(const sc_core::sc_time& arrival, size_t bytes, bool is_write);
 
     static constexpr uint64_t chunk_bytes = 64 * 1024;  // allocation and DMI granule
 
 private:
     friend class router;  // calls b_transport without the socket hop (router.h)
+    // Inline (below): the router's direct call takes it in, one call less per memory access.
     void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
     bool get_direct_mem_ptr(tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi);
     unsigned transport_dbg(tlm::tlm_generic_payload& gp);
-    // The checks and the bytes of an access (ddr.cpp, inlined into b_transport: the hot path).
-    inline bool copy(tlm::tlm_generic_payload& gp);
+    // The checks and the bytes of an access (inlined into b_transport: the hot path).
+    bool copy(tlm::tlm_generic_payload& gp);
     void parts(uint64_t addr, uint8_t* data, size_t len, bool write);
-    inline void part(uint64_t addr, uint8_t* data, size_t n, bool write);
+    void part(uint64_t addr, uint8_t* data, size_t n, bool write);
     uint8_t* chunk(uint64_t index);
+    // access(): the start of a request that arrives before the latest end booked so far, booked
+    // in start order; and the removal of the bookings before head_.
+    sc_core::sc_time book_behind(const sc_core::sc_time& arrival, const sc_core::sc_time& transfer);
+    void drop_ended();
 
     ddr_params p_;
     sc_core::sc_time burst_time_, read_latency_, write_latency_;
@@ -80,5 +90,68 @@ private:
     std::vector<std::unique_ptr<uint8_t[]>> chunks_;  // allocated on first touch
     ddr_stats stats_;
 };
+
+// One chunk's part of an access: n bytes at addr, all in addr's chunk. An untouched chunk
+// reads as zeros without being allocated.
+__attribute__((always_inline)) inline void ddr::part(uint64_t addr, uint8_t* data, size_t n, bool write) {
+    const uint64_t off = addr % chunk_bytes;
+    if (write) std::memcpy(chunk(addr / chunk_bytes) + off, data, n);
+    else if (const auto& c = chunks_[addr / chunk_bytes]) std::memcpy(data, c.get() + off, n);
+    else std::memset(data, 0, n);
+}
+
+__attribute__((always_inline)) inline bool ddr::copy(tlm::tlm_generic_payload& gp) {
+    const uint64_t addr = gp.get_address();
+    const size_t len = gp.get_data_length();
+    if (addr >= p_.size_bytes || len > p_.size_bytes - addr) {
+        gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        return false;
+    }
+    if (gp.get_byte_enable_ptr()) {
+        gp.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+        return false;
+    }
+    if (gp.is_read() || gp.is_write()) {
+        if (len <= chunk_bytes - addr % chunk_bytes) part(addr, gp.get_data_ptr(), len, gp.is_write());  // most
+        else parts(addr, gp.get_data_ptr(), len, gp.is_write());
+    }
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+    return true;
+}
+
+__attribute__((always_inline)) inline sc_core::sc_time ddr::access(const sc_core::sc_time& arrival, size_t bytes,
+                                                                   bool is_write) {
+    using sc_core::sc_time;
+    const uint64_t bursts = std::max<uint64_t>(
+        1, burst_shift_ >= 0 ? (bytes + p_.burst_bytes - 1) >> burst_shift_ : (bytes + p_.burst_bytes - 1) / p_.burst_bytes);
+    const sc_time transfer =
+        bursts < transfer_time_.size() ? transfer_time_[bursts] : burst_time_ * static_cast<double>(bursts);
+    // Bookings that ended before now delay nothing (no request arrives before now): skipped by
+    // advancing head_, and dropped at once when all have ended or many have (no copy per access).
+    const sc_time& now = sim_time();
+    while (head_ < booked_.size() && booked_[head_].end <= now) ++head_;
+    if (head_ == booked_.size()) booked_.clear(), head_ = 0;
+    else if (head_ >= 64) drop_ended();
+    sc_time start = arrival;
+    // Every transfer booked so far ended by the arrival (and started before it): the bus is free,
+    // and the booking goes last in start order. Most accesses take this path.
+    if (latest_end_ <= arrival) booked_.push_back(booking{start, start + transfer});
+    else start = book_behind(arrival, transfer);
+    const sc_time end = start + transfer;
+    longest_ = std::max(longest_, transfer);
+    latest_end_ = std::max(latest_end_, end);
+    stats_.busy += transfer;
+    stats_.queueing += start - arrival;
+    if (is_write) ++stats_.writes, stats_.bytes_written += bytes;
+    else ++stats_.reads, stats_.bytes_read += bytes;
+    return (start - arrival) + (is_write ? write_latency_ : read_latency_) + transfer;
+}
+
+__attribute__((always_inline)) inline void ddr::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+    if (!copy(gp)) return;
+    if (gp.is_read() || gp.is_write())
+        delay += access(sim_time() + delay, gp.get_data_length(), gp.is_write());
+    gp.set_dmi_allowed(true);
+}
 
 }  // namespace fecsim::mem
