@@ -94,6 +94,7 @@ enet::enet(sc_core::sc_module_name name, const enet_params& p, activity& board)
     rx_wb_.reserve(16);
 
     declare_registers();
+    for (unsigned q = 0; q < max_queues; ++q) tdar_[q] = &regs_.at(tdar_off[q]).value;
 
     auto method = [this, &board](timed_event& ev, void (enet::*fn)(), const char* name) {
         ev.record_in(board);
@@ -814,7 +815,7 @@ bool enet::tx_may_fetch() const {
 bool enet::tx_fetch(sc_time& delay) {
     for (unsigned k = 0; k < p_.num_queues; ++k) {
         const unsigned q = unsigned(wrap(tx_rr_ + k, p_.num_queues));
-        if (!(regs_.get(tdar_off[q]) & DES_ACTIVE) || tx_halted_[q]) continue;
+        if (!(*tdar_[q] & DES_ACTIVE) || tx_halted_[q]) continue;
         tx_entry& e = tx_q_[wrap(tx_head_ + tx_count_, tx_q_.size())];
         if (!tx_fetch_ring(q, e, delay)) continue;
         tx_rr_ = unsigned(wrap(q + 1, p_.num_queues));

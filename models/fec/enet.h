@@ -260,6 +260,9 @@ private:
     size_t tx_head_ = 0, tx_count_ = 0, tx_level_ = 0;
     std::array<uint64_t, max_queues> tx_ptr_{};
     std::array<bool, max_queues> tx_halted_{};
+    // Each ring's TDAR value, in the register table (fixed once declared): tx_fetch looks at
+    // every ring's for every frame.
+    std::array<const uint32_t*, max_queues> tdar_{};
     unsigned tx_rr_ = 0;
     net::pause_timer tx_pause_;      // PAUSE received from the partner
     double ifg_mbps_ = 0;            // line rate ifg_time_ was computed for

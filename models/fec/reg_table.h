@@ -38,14 +38,16 @@ public:
              uint32_t mask = 0xFFFFFFFFu);
 
     // Inline: the engines read several registers per frame.
-    reg* find(uint32_t offset) {
+    __attribute__((always_inline)) reg* find(uint32_t offset) {
         if (offset % 4 || offset / 4 >= index_.size()) return nullptr;
         const int i = index_[offset / 4];
         return i < 0 ? nullptr : &regs_[i];
     }
-    const reg* find(uint32_t offset) const { return const_cast<reg_table*>(this)->find(offset); }
-    // Always inline: the engines call get() with constant offsets, whose checks then fold to
-    // an index load (a call per register read cost more than the read).
+    __attribute__((always_inline)) const reg* find(uint32_t offset) const {
+        return const_cast<reg_table*>(this)->find(offset);
+    }
+    // Always inline (as find): the engines call get() with constant offsets, whose checks then
+    // fold to an index load (a call per register read cost more than the read).
     __attribute__((always_inline)) reg& at(uint32_t offset) {  // throws std::logic_error when undeclared (a model bug)
         reg* r = find(offset);
         if (__builtin_expect(!r, 0)) undeclared(offset);
