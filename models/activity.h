@@ -13,6 +13,7 @@
 #include <systemc>
 
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 namespace fecsim {
@@ -26,6 +27,14 @@ public:
     // Notifications are noted while this is on: fresh_simulation() turns it on, a platform that
     // builds no lookahead off before it builds its models (no record is then read).
     static inline bool recording = true;
+    // What a core's decision to sync read (the kernel's next activity, models/cpu/core.h
+    // `kernel_view`) may since have been changed by. A timed or delta notification only makes
+    // the next activity earlier, to its time at most: `earliest_notified` keeps the earliest
+    // since the core read it. Anything else counts in `changes`: an immediate notification
+    // (what it starts depends on who waits), a cancellation, a core's wake-up (SystemC time
+    // moved, other processes ran). Nothing else runs while a core's thread runs.
+    static inline uint64_t changes = 0;
+    static inline sc_core::sc_time earliest_notified = sc_core::sc_max_time();
 
     // Pruned by next() (each core's decision reads every record), not here: notes outnumber them.
     void note(const sc_core::sc_time& at) {
@@ -61,7 +70,9 @@ private:
 
 // An sc_event whose notifications are noted in a board's record: the only way models notify
 // events (a raw sc_event::notify would be activity no record knows of; the core's check of
-// the kernel's next activity against the records catches it, see core.h).
+// the kernel's next activity against the records catches it, see core.h, once it reads the
+// kernel again: at once for a notification made by another process, only after the core's
+// next wake-up for one made by a model the core's own access reached).
 class timed_event {
 public:
     explicit timed_event(activity& record = activity::shared()) : record_(&record) {}
@@ -72,14 +83,17 @@ public:
     // after now is pending changes nothing, and is not noted again (most re-notifications).
     void notify(const sc_core::sc_time& delay) {
         const sc_core::sc_time at = sim_time() + delay;
+        if (at < activity::earliest_notified) activity::earliest_notified = at;
         if (activity::recording && !(at >= pending_ && pending_ > sim_time())) record_->note(pending_ = at);
         ev_.notify(delay);
     }
     void notify() {  // immediate: activity now (and no notification pending after it)
+        ++activity::changes;
         if (activity::recording) record_->note(pending_ = sim_time());
         ev_.notify();
     }
     void cancel() {
+        ++activity::changes;
         pending_ = sc_core::SC_ZERO_TIME;
         ev_.cancel();
     }

@@ -184,6 +184,7 @@ void core::sync() {
     syncing_ = true;
     qk_.sync();
     syncing_ = false;
+    ++activity::changes;  // woken: SystemC time moved and other processes ran
     if (la_.own) la_.own->core_waits_until(sc_core::sc_max_time());
     sim_stats::count_event();
 }
@@ -717,6 +718,7 @@ int core::wait_for_irq() {
         const sc_time start = sim_time();
         do {
             wait(irq_event_.event());
+            ++activity::changes;  // as after a sync
             sim_stats::count_event();
         } while ((line = pending_irq()) < 0);
         const sc_time idle = sim_time() - start;

@@ -226,9 +226,30 @@ private:
     // boards does not count while it cannot reach this board before the core's time + `reach`
     // (how far the core may run before it checks again), "Cross-board lookahead".
     bool others_due(const sc_core::sc_time& reach) {
-        const sc_core::sc_time pending = sc_core::sc_time_to_pending_activity(sc_core::sc_get_curr_simcontext());
+        const sc_core::sc_time& pending = kernel_pending();
         if (pending > qk_.get_local_time()) return false;
         return !la_.own || board_due(pending, reach);
+    }
+    // The kernel's next activity (sc_time_to_pending_activity), read again only when something
+    // other than a timed notification changed it since (activity::changes); a timed notification
+    // made meanwhile (by a model the core's access reached) makes it earlier, to the notified
+    // time at most: the same answer as the kernel's, without the library's walk of its queues.
+    struct kernel_view {
+        uint64_t changes = ~0ull;  // activity::changes when read (~0: never)
+        sc_core::sc_time at;       // SystemC time then
+        sc_core::sc_time pending;  // from `at`
+    };
+    kernel_view kernel_;
+    const sc_core::sc_time& kernel_pending() {
+        if (kernel_.changes != activity::changes) {
+            kernel_.changes = activity::changes;
+            kernel_.at = sim_time();
+            kernel_.pending = sc_core::sc_time_to_pending_activity(sc_core::sc_get_curr_simcontext());
+            activity::earliest_notified = sc_core::sc_max_time();
+        } else if (activity::earliest_notified - kernel_.at < kernel_.pending) {  // notified at or after `at`
+            kernel_.pending = activity::earliest_notified - kernel_.at;
+        }
+        return kernel_.pending;
     }
     bool board_due(const sc_core::sc_time& pending, const sc_core::sc_time& reach);
     void maybe_sync() {

@@ -500,6 +500,47 @@ TEST(core, run_ahead_stops_where_the_simulation_run_ends) {
     EXPECT_LT(core_time, sc_time(2000 + 10.5, SC_NS));
 }
 
+// A decision to sync reads the kernel's next activity again only after a change other than a
+// timed notification (docs/performance.md, "Third round: the core side"); a timed notification
+// the core's own thread makes (as a model its access reaches would) after a decision that found
+// nothing due is still seen at the first sync point after it, and a cancelled one is not.
+TEST(core, an_event_notified_while_the_core_runs_ahead_is_seen_at_the_next_sync_point) {
+    fresh_simulation();
+    cpu_bench b;
+    bool flag = false;
+    timed_event ev;
+    spawn_method("set_flag", ev.event(), [&] { flag = true; });
+    sc_time passed, seen_at;
+    run(b, [&](core_api& c) {
+        while (c.now() < sc_time(1200, SC_NS)) c.exec(7);  // the sync point at 1 us found nothing due
+        passed = sc_core::sc_time_stamp();
+        ev.notify(sc_time(1300, SC_NS));
+        for (int i = 0; i < 1000 && !flag; ++i) c.exec(7);
+        seen_at = c.now();
+    });
+    EXPECT_EQ(passed, SC_ZERO_TIME);
+    EXPECT_TRUE(flag);
+    // The quantum (1 us) sync point after the event is 2 us: the first step ending there syncs.
+    EXPECT_GE(seen_at, sc_time(2000, SC_NS));
+    EXPECT_LT(seen_at, sc_time(2000 + 10.5, SC_NS));
+}
+
+TEST(core, an_event_cancelled_while_the_core_runs_ahead_is_not_synced_for) {
+    fresh_simulation();
+    cpu_bench b;
+    timed_event ev;
+    spawn_method("never", ev.event(), [] {});
+    ev.notify(sc_time(1500, SC_NS));
+    sc_time synced_to;
+    run(b, [&](core_api& c) {
+        while (c.now() < sc_time(1200, SC_NS)) c.exec(7);  // the sync point at 1 us: 1.5 us is later
+        ev.cancel();
+        while (c.now() < sc_time(3200, SC_NS)) c.exec(7);  // the points at 2 and 3 us: nothing due
+        synced_to = sc_core::sc_time_stamp();
+    });
+    EXPECT_EQ(synced_to, SC_ZERO_TIME);
+}
+
 TEST(core, interrupt_wakes_an_idle_core_after_the_entry_cost) {
     fresh_simulation();
     cpu_bench b;
