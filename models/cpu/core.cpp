@@ -746,16 +746,20 @@ void core::irq_return() {
 
 void core::enter(const char* function) {
     fn_slot& slot = fn_cache_[(reinterpret_cast<uintptr_t>(function) * 0x9e3779b97f4a7c15ull) >> 56];
-    if (slot.name != function) {
-        auto it = fn_ids_.find(function);
-        slot = {function, it != fn_ids_.end() ? it->second : (fn_ids_[function] = function_id(function))};
-    }
+    if (slot.name != function) remember(slot, function);
     const uint16_t f = slot.id;
-    if (f >= fn_time_.size()) fn_time_.resize(f + 1), fn_calls_.resize(f + 1);
     stack_.push_back(cur_);
     cur_ = f;
     cur_time_ = fn_time_[f].data();
     ++fn_calls_[f];
+}
+
+// Out of enter()'s way: the map's code made every call save and restore registers.
+__attribute__((noinline)) void core::remember(fn_slot& slot, const char* function) {
+    auto it = fn_ids_.find(function);
+    const uint16_t f = it != fn_ids_.end() ? it->second : (fn_ids_[function] = function_id(function));
+    if (f >= fn_time_.size()) fn_time_.resize(f + 1), fn_calls_.resize(f + 1);
+    slot = {function, f};
 }
 
 void core::leave() {

@@ -87,7 +87,7 @@ struct core_stats {
     uint64_t irqs = 0, instructions = 0;
 };
 
-class core : public sc_core::sc_module, public core_api {
+class core final : public sc_core::sc_module, public core_api {
 public:
     tlm_utils::simple_initiator_socket<core> socket;  // bound to map's `in` by the constructor
     sc_core::sc_vector<sc_core::sc_in<bool>> irq;     // params.irq_lines; unbound lines read low
@@ -361,6 +361,7 @@ private:
         uint16_t id = 0;
     };
     std::array<fn_slot, 256> fn_cache_{};
+    void remember(fn_slot& slot, const char* function);  // enter()'s miss in fn_cache_
     // Time by function and category; a category's total is the sum over functions (the same
     // integer picoseconds), so a charge adds once, to the current function's row.
     std::vector<std::array<sc_core::sc_time, cost_count>> fn_time_;
