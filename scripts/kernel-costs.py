@@ -11,9 +11,11 @@ Inlined functions are attributed with the DWARF inline chain to the key that cha
 instruction is counted under two keys. Left out, as the core model charges them: MMIO accessors,
 barriers (dmb/dsb/isb) and cache-line operations (dc).
 
-Usage: scripts/kernel-costs.py [--abi 6.1.0-N] [--trace KEY | --markdown]
+Usage: scripts/kernel-costs.py [--abi 6.1.0-N | --abi newest] [--trace KEY | --markdown]
 Downloads (once, cached in $FECSIM_KERNEL_CACHE or ~/.cache/fecsim-kernel) the kernel's -dbg
 package with apt-get and installs binutils for the target if missing (make costs; not CI).
+The kernel build is pinned (PINNED below): the steering offsets in TAKES belong to one compiled
+layout, so another build would walk other branches. Re-pin only together with the steering.
 """
 import argparse
 import glob
@@ -30,6 +32,10 @@ ARCHES = {
     "arm64": dict(deb="arm64", flavour="arm64", tool="aarch64-linux-gnu", binutils="binutils-aarch64-linux-gnu"),
     "armhf": dict(deb="armhf", flavour="armmp", tool="arm-linux-gnueabihf", binutils="binutils-arm-linux-gnueabihf"),
 }
+
+
+# The build the committed tables were measured from, and whose layout TAKES steers.
+PINNED = dict(abi="6.1.0-50", version="6.1.176-1")
 
 
 def die(msg):
@@ -66,8 +72,9 @@ def newest_abi(arch):
     return "6.1.0-%d" % abis[-1]
 
 
-def fetch(arch, abi):
-    """{'vmlinux', 'fec', 'mvneta': paths, 'package': the .deb's name}; downloads and extracts once."""
+def fetch(arch, abi, version=None):
+    """{'vmlinux', 'fec', 'mvneta': paths, 'package': the .deb's name}; downloads and extracts once.
+    `version`: the Debian version the package must have (the pinned build), None for any."""
     pkg = "linux-image-%s-%s-dbg" % (abi, arch["flavour"])
     dest = os.path.join(CACHE, pkg)
     mods = "usr/lib/debug/lib/modules/%s-%s/kernel/drivers/net/ethernet/" % (abi, arch["flavour"])
@@ -75,13 +82,19 @@ def fetch(arch, abi):
            "fec": mods + "freescale/fec.ko", "mvneta": mods + "marvell/mvneta.ko",
            "pktgen": mods.replace("drivers/net/ethernet/", "net/core/pktgen.ko")}
     files = {k: os.path.join(dest, v) for k, v in rel.items()}
-    debs = glob.glob(os.path.join(CACHE, pkg + "_*_%s.deb" % arch["deb"]))
+    deb_glob = os.path.join(CACHE, "%s_%s_%s.deb" % (pkg, version or "*", arch["deb"]))
+    debs = glob.glob(deb_glob)
+    if not debs and version and glob.glob(os.path.join(CACHE, pkg + "_*_%s.deb" % arch["deb"])):
+        die("%s: the cache holds another version than the pinned %s; remove %s" % (pkg, version, dest))
     if not all(os.path.exists(f) for f in files.values()):
         os.makedirs(CACHE, exist_ok=True)
         if not debs:
             apt_ready(arch)
-            subprocess.run(["apt-get", "download", "-q", "%s:%s" % (pkg, arch["deb"])], cwd=CACHE, check=True)
-            debs = glob.glob(os.path.join(CACHE, pkg + "_*_%s.deb" % arch["deb"]))
+            want = "%s:%s" % (pkg, arch["deb"]) + ("=" + version if version else "")
+            if subprocess.run(["apt-get", "download", "-q", want], cwd=CACHE).returncode:
+                die("apt-get cannot download %s%s; run apt-get update, or measure another build with --abi "
+                    "(its walks then need steering anew)" % (want, " (the pinned build)" if version else ""))
+            debs = glob.glob(deb_glob)
         os.makedirs(dest, exist_ok=True)
         print("kernel-costs: extracting vmlinux, fec.ko, mvneta.ko, pktgen.ko from %s (a few minutes)" % os.path.basename(debs[0]),
               file=sys.stderr)
@@ -725,7 +738,9 @@ def measure(counter, key, spec, old, arch):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--arch", default="all", choices=["all"] + list(ARCHES))
-    ap.add_argument("--abi", help="Debian kernel ABI, e.g. 6.1.0-50 (default: the newest apt knows)")
+    ap.add_argument("--abi", default=PINNED["abi"],
+                    help="Debian kernel ABI, e.g. 6.1.0-50, or 'newest' (the newest apt knows); default: the pinned "
+                         "build %s (%s), whose layout the steering fits" % (PINNED["abi"], PINNED["version"]))
     ap.add_argument("--trace", metavar="KEY", help="print the walked path of KEY's functions and exit")
     ap.add_argument("--out", help="output file (default configs/costs/linux-6.1-ARCH.json; one --arch)")
     ap.add_argument("--markdown", action="store_true",
@@ -734,6 +749,8 @@ def main():
     arches = list(ARCHES) if args.arch == "all" else [args.arch]
     if args.markdown:
         return markdown(arches)
+    if args.abi != "newest" and not re.match(r"^6\.1\.0-[0-9]+$", args.abi):
+        die("--abi %s: expected 6.1.0-N or newest" % args.abi)
     if args.out and len(arches) > 1:
         die("--out needs one --arch")
     for name in arches:
@@ -743,8 +760,8 @@ def main():
 def measure_arch(name, args):
     arch, spec = ARCHES[name], SPECS[name]
     apt_ready(arch)
-    abi = args.abi or newest_abi(arch)
-    files = fetch(arch, abi)
+    abi = newest_abi(arch) if args.abi == "newest" else args.abi
+    files = fetch(arch, abi, PINNED["version"] if abi == PINNED["abi"] else None)
     objs = {k: Objfile(files[k], arch["tool"]) for k in ("vmlinux", "fec", "mvneta", "pktgen")}
     counter = Counter(objs, name, spec)
     if args.trace:
