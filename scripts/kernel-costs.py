@@ -415,6 +415,49 @@ TAKES = {
         "unref_shared": (0x28,),  # kfree_skb_reason: skb_unref finds users > 1
         "netdev_frag": (0x38, 0x10c),  # __netdev_alloc_skb: a page_frag head (2 KiB, GFP_ATOMIC), no pfmemalloc
         "frag_put": (0x68,),  # page_frag_free: other references remain (the page is freed by its own key)
+        # tcp_v4_rcv on an established segment: PACKET_HOST; a GRO skb (CHECKSUM_PARTIAL, start offset
+        # valid: csum_valid set); no early-demux socket on the skb, so __inet_lookup finds the
+        # established socket; not TIME_WAIT, not NEW_SYN_RECV; no xfrm policy (default accept); the socket
+        # filter passes; the socket is not owned by the reader; the looked-up socket is refcounted (sock_put)
+        "v4_rcv": (0x78, 0x144, 0x1d4, 0x398, 0x204, 0x598, 0xaa8, 0xd00, 0xb0c, 0xc28),
+        "v4_do_rcv": (0x2c,),  # tcp_v4_do_rcv: TCP_ESTABLISHED (rx dst valid)
+        # __inet_lookup_established: the first entry of the bucket matches, not bound to a device,
+        # refcount_inc_not_zero succeeds (LL/SC: the A35/A53 have no LSE atomics), the match re-checked
+        "lookup_est": (0x80, 0xfc, 0x178, 0x148, 0x1a8, 0x220),
+        # tcp_rcv_established: header prediction hits (flags, seq == rcv_nxt), aligned timestamps, PAWS
+        # passes, data (len > header), checksum valid, truesize within sk_forward_alloc, the timestamp
+        # not stored (rcv_nxt != rcv_wup between ACKs), no new tsecr to measure, the skb's noref dst
+        # dropped, the ACK number is snd_una (the DUT sends no data): tcp_update_wl
+        "rcv_est": (0x74, 0x35c, 0x384, 0x440, 0x6b8, 0x464, 0x4f4, 0x6f4, 0x504, 0x5b4, 0x60c),
+        # __netif_receive_skb_core: not pfmemalloc, no taps (ptype_all lists empty), no VLAN tag, no
+        # rx_handler, ip_packet_type found in ptype_base (pt_prev set), no zerocopy frags
+        "rx_core": (0xec, 0x708, 0x808, 0x100, 0x1f8, 0x30c, 0x3f4, 0x478, 0x524),
+        # napi_gro_receive: GRO_MERGED_FREE with a stolen head (a build_skb / page_frag head)
+        "gro_merge": (0x6c, 0x1f4),
+        # dev_gro_receive: GRO on, no XDP prog; one held skb of the flow (Ethernet header compared, no
+        # slow_gro); inet's gro_receive found; CHECKSUM_UNNECESSARY; no skb flushed; same flow; the
+        # bucket's bit already set; linear skb, so no gro_pull_from_frag0
+        "dev_gro": (0x5c, 0x104, 0x1c0, 0x20c, 0x324, 0x3bc, 0x3f0, 0x438, 0x9c),
+        # ... an skb GRO passes up (UDP: udp4_gro_receive flushes it): no skb held, GRO_NORMAL, the
+        # bucket's bit already clear
+        "dev_gro_normal": (0x5c, 0x324, 0x3bc, 0x3f0, 0x440, 0x78, 0x90, 0x2c0),
+        # __ip_queue_xmit: IP_PMTUDISC_WANT (DF, MTU not locked), TCP's own inet_id (no __ip_select_ident)
+        "ip_xmit": (0xa8, 0x10c, 0x204),
+        # ip_finish_output2: no gateway (the client is on the link), the neighbour is cached (first in its
+        # bucket: no __neigh_create), no pending confirm, NUD_CONNECTED with a cached header
+        "ip_out2": (0x94, 0x344, 0x114),
+        # __dev_queue_xmit: priority 0 and no priomap, not GSO, the noref dst dropped, a qdisc (the
+        # lockless bypass of an empty pfifo_fast: sch_direct_xmit), no size table
+        "dev_xmit": (0x88, 0xd0, 0x180, 0x1a4, 0x3d4),
+        # validate_xmit_skb: no VLAN tag, no sk_validate_xmit_skb, not GSO, linear, CHECKSUM_PARTIAL
+        # not encapsulated, the checksum offload helper succeeds
+        "validate_xmit": (0x34, 0x108, 0x1a0, 0x210, 0x24c, 0x260),
+        # sch_direct_xmit: a lockless qdisc (no root lock), validated, the TX lock taken at once
+        "direct_xmit": (0x58, 0x14c, 0x200, 0x1e0, 0xbc),
+        "hard_xmit": (0x6c,),  # dev_hard_start_xmit: no taps (dev_nit_active false)
+        # __alloc_skb(GFP_ATOMIC) for an ACK: not fclone, not SKB_ALLOC_NAPI: kmem_cache_alloc_node
+        "alloc_skb": (0x4c, 0x68, 0x160),
+        "kmalloc_reserve": (0x6c,),  # the caller's address is a kernel address (bit 55 set)
     },
     "armhf": {
         "interrupt": (0x40,),
@@ -549,8 +592,21 @@ SPEC = {
     "build_skb": dict(parts=[Part(V, "build_skb"), Part(V, "__build_skb_around")]),
     "fec_enet_rx_skb": dict(parts=[Part(F, "fec_enet_rx_napi", "fec_enet_rx_queue", lines=SKB_LINES, **RX_NAPI)],
                             note="the skb half of 6.1 fec_enet_rx_queue: build_skb .. napi_gro_receive"),
-    "napi_gro_receive": dict(parts=[Part(V, "napi_gro_receive"), Part(V, "dev_gro_receive")]),
-    "netif_receive_skb_core": dict(parts=[Part(V, "netif_receive_skb_list_internal"), Part(V, "__netif_receive_skb_core.constprop.0")]),
+    "napi_gro_receive": dict(parts=[Part(V, "napi_gro_receive", take="gro_merge", need=("napi_skb_free_stolen_head",)),
+                                    Part(V, "dev_gro_receive", take="dev_gro", avoid=("gro_pull_from_frag0",))],
+                             note="a segment merged into the held skb of its flow: dev_gro_receive (inet's gro_receive "
+                                  "charged apart), the stolen head's sk_buff freed"),
+    "napi_gro_receive_normal": dict(parts=[Part(V, "napi_gro_receive", need=("__list_add_valid",)),
+                                           Part(V, "dev_gro_receive", take="dev_gro_normal",
+                                                avoid=("gro_pull_from_frag0", "napi_gro_complete.constprop.0"))],
+                                    note="an skb GRO passes up at once (GRO_NORMAL: UDP, no UDP GRO socket): "
+                                         "dev_gro_receive calls inet's gro_receive, which flushes it; "
+                                         "gro_normal_one queues it for the batch"),
+    "netif_receive_skb_core": dict(parts=[Part(V, "netif_receive_skb_list_internal"),
+                                          Part(V, "__netif_receive_skb_core.constprop.0", take="rx_core",
+                                               avoid=("kfree_skb_reason",))],
+                                   note="the skb delivered to ip_packet_type: no taps, no rx_handler, no VLAN "
+                                        "(netif_receive_skb_list_internal walks its layout)"),
     "do_xdp_generic": dict(parts=[Part(V, "do_xdp_generic"), Part(V, "bpf_prog_run_generic_xdp", loop="call")]),
     "ip_rcv": dict(parts=[Part(V, "ip_rcv"), Part(V, "ip_rcv_core")]),
     "ip_rcv_finish": dict(parts=[Part(V, "ip_rcv_finish"), Part(V, "ip_rcv_finish_core.constprop.0")]),
@@ -586,11 +642,18 @@ SPEC = {
                              note="per segment: the IPv4 and TCP GRO callbacks and the merge into the held skb"),
     "napi_gro_complete": dict(parts=[Part(V, "napi_gro_complete.constprop.0"), Part(V, "inet_gro_complete"),
                                      Part(V, "tcp4_gro_complete"), Part(V, "tcp_gro_complete")]),
-    "tcp_v4_rcv": dict(parts=[Part(V, "tcp_v4_rcv"), Part(V, "__inet_lookup_established"), Part(V, "tcp_v4_do_rcv")]),
-    "tcp_rcv_established": dict(parts=[Part(V, "tcp_rcv_established"), Part(V, "tcp_queue_rcv"),
+    "tcp_v4_rcv": dict(parts=[Part(V, "tcp_v4_rcv", take="v4_rcv", need=("tcp_v4_do_rcv",), avoid=("kfree_skb_reason",)),
+                              Part(V, "__inet_lookup_established", take="lookup_est", avoid=("sock_gen_put",)),
+                              Part(V, "tcp_v4_do_rcv", take="v4_do_rcv", need=("tcp_rcv_established",),
+                                   avoid=("kfree_skb_reason",))],
+                       note="an established segment: checksum already valid, socket lookup, not TIME_WAIT, "
+                            "tcp_v4_do_rcv's established fast path"),
+    "tcp_rcv_established": dict(parts=[Part(V, "tcp_rcv_established", take="rcv_est",
+                                            need=("tcp_queue_rcv", "tcp_event_data_recv"), avoid=("kfree_skb_reason",)),
+                                       Part(V, "tcp_queue_rcv"),
                                        Part(V, "tcp_event_data_recv"), Part(V, "tcp_grow_window")],
-                                note="the established-state receive with its in-order queueing, data event and "
-                                     "window growth"),
+                                note="the header-prediction fast path of an in-order data segment (tcp_queue_rcv, "
+                                     "tcp_event_data_recv and tcp_grow_window walk their layout)"),
     "tcp_data_queue": dict(parts=[Part(V, "tcp_data_queue")],
                            note="the slow path's queueing decision (in order after a hole, duplicates, partial data)"),
     "tcp_ofo_queue": dict(estimate="tcp_data_queue_ofo and tcp_ofo_queue are inlined into tcp_data_queue, off its likely path"),
@@ -599,12 +662,25 @@ SPEC = {
                                 Part(V, "tcp_v4_send_check")],
                          note="__tcp_send_ack (alloc_skb charged apart), __tcp_transmit_skb with the window selection "
                               "and options, the checksum setup"),
-    "alloc_skb": dict(parts=[Part(V, "__alloc_skb"), Part(V, "kmalloc_reserve")]),
-    "ip_queue_xmit": dict(parts=[Part(V, "__ip_queue_xmit"), Part(V, "ip_local_out"), Part(V, "__ip_local_out"),
+    "alloc_skb": dict(parts=[Part(V, "__alloc_skb", take="alloc_skb", need=("kmem_cache_alloc_node",),
+                                  avoid=("napi_skb_cache_get",)),
+                             Part(V, "kmalloc_reserve", take="kmalloc_reserve")],
+                      note="__alloc_skb(GFP_ATOMIC) without SKB_ALLOC_NAPI (an ACK): the head cache, kmalloc_reserve"),
+    "ip_queue_xmit": dict(parts=[Part(V, "__ip_queue_xmit", take="ip_xmit", avoid=("__ip_select_ident",)),
+                                 Part(V, "ip_local_out"), Part(V, "__ip_local_out"),
                                  Part(V, "ip_output"), Part(V, "ip_finish_output"), Part(V, "__ip_finish_output"),
-                                 Part(V, "ip_finish_output2")]),
-    "dev_queue_xmit": dict(parts=[Part(V, "__dev_queue_xmit"), Part(V, "validate_xmit_skb"), Part(V, "sch_direct_xmit"),
-                                  Part(V, "dev_hard_start_xmit")]),
+                                 Part(V, "ip_finish_output2", take="ip_out2", need=("__dev_queue_xmit",),
+                                      avoid=("__neigh_create",))],
+                          note="an ACK on a routed socket: DF, TCP's inet_id, the cached neighbour's header"),
+    "dev_queue_xmit": dict(parts=[Part(V, "__dev_queue_xmit", take="dev_xmit", need=("sch_direct_xmit",),
+                                       avoid=("kfree_skb_list_reason", "net_ratelimit")),
+                                  Part(V, "validate_xmit_skb", take="validate_xmit",
+                                       avoid=("__skb_gso_segment", "kfree_skb_reason")),
+                                  Part(V, "sch_direct_xmit", take="direct_xmit", need=("validate_xmit_skb_list",),
+                                       avoid=("queued_spin_lock_slowpath",)),
+                                  Part(V, "dev_hard_start_xmit", take="hard_xmit", avoid=("dev_queue_xmit_nit",))],
+                           note="an empty lockless qdisc bypassed to sch_direct_xmit: validate, the TX lock, "
+                                "the driver's ndo_start_xmit (charged apart)"),
     "tcp_conn_request": dict(parts=[Part(V, "tcp_v4_conn_request"), Part(V, "tcp_conn_request")],
                              note="the SYN's request handling (once per connection; the SYN-ACK is charged as an ACK)"),
     "tcp_recvmsg": dict(parts=[Part(V, "tcp_recvmsg"), Part(V, "tcp_recvmsg_locked"), Part(V, "lock_sock_nested"),
@@ -652,7 +728,10 @@ REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_coll
             "bpf_prog_run_xdp", "fec_enet_run_xdp", "xdp_convert_buff_to_frame", "fec_enet_xdp_tx_xmit",
             "fec_enet_txq_xmit_frame", "fec_txq_trigger_xmit", "fec_enet_start_xmit", "fec_enet_txq_submit_skb",
             "pktgen_thread_worker", "pktgen_xmit", "netdev_start_xmit", "fill_packet_ipv4", "skb_unref",
-            "netdev_alloc_skb", "page_frag_alloc", "page_frag_free", "prep_compound_page", "prep_compound_tail"},
+            "netdev_alloc_skb", "page_frag_alloc", "page_frag_free", "prep_compound_page", "prep_compound_tail",
+            "tcp_v4_rcv", "tcp_rcv_established", "netif_receive_skb_core", "napi_gro_receive",
+            "napi_gro_receive_normal", "ip_queue_xmit",
+            "dev_queue_xmit", "alloc_skb"},
             "armhf": {"fec_enet_interrupt", "fec_enet_collect_events", "fec_enet_rx_napi", "fec_enet_rx",
                       "fec_enet_rx_queue", "fec_enet_rx_queue_bd", "fec_enet_rx_error", "fec_enet_update_cbd",
                       "fec_enet_tx", "fec_enet_tx_queue", "fec_enet_tx_queue_bd", "fec_enet_rx_skb",

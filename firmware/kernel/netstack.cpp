@@ -29,10 +29,13 @@ uint16_t netstack::eth_type_trans(sk_buff* skb, net_device* dev) {
 
 void netstack::napi_gro_receive(sk_buff* skb) {
     cpu::scope s(k_.core, "napi_gro_receive");
-    k_.exec(path::napi_gro_receive);
+    // A TCP segment is merged into its flow's held skb (or held); anything else (no UDP GRO)
+    // is flushed at once and passed up: GRO_NORMAL, another branch of dev_gro_receive.
+    const bool tcp_gro = skb->protocol == ETH_P_IP && skb->ip_proto == 6 && !generic_prog_;
+    k_.exec(tcp_gro ? path::napi_gro_receive : path::napi_gro_receive_normal);
     ++stats.received;
     k_.core.touch(skb->sim, 128, true);  // GRO control block, hash, network header offsets
-    if (skb->protocol == ETH_P_IP && skb->ip_proto == 6 && !generic_prog_ && tcp_.tcp_gro_receive(skb, deliver_)) return;
+    if (tcp_gro && tcp_.tcp_gro_receive(skb, deliver_)) return;
     netif_receive_skb(skb);
 }
 
