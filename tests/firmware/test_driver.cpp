@@ -3,6 +3,10 @@
 // NAPI budget, doorbell strategies, redirect, the stack path, the legacy path, fault knobs.
 #include "tests/firmware/rig.h"
 
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
 using namespace fecsim::test;
 
 namespace {
@@ -370,6 +374,39 @@ TEST(fec_driver, xdp_pass_goes_up_the_stack_and_recycles_full_length) {
         EXPECT_EQ(pool->stats().recycle_ring, 6u);  // v6.6 fec sets no pp->p.napi: via the ptr_ring
         expect_pool_balanced(r, 0);
     });
+}
+
+// GRO passes a UDP frame up at once: the GRO_NORMAL walk (napi_gro_receive_normal) is charged per
+// frame, the TCP merge's (napi_gro_receive) never. Two tables, each one key dearer by 1000.
+TEST(fec_driver, gro_passes_udp_up_at_once_on_the_normal_walk) {
+    std::ifstream in(costs_path());
+    const nlohmann::json table = nlohmann::json::parse(in);
+    auto dearer = [&](const std::string& key) {
+        nlohmann::json t = table;
+        t["paths"][key]["instructions"] = t["paths"][key]["instructions"].get<uint64_t>() + 1000;
+        const std::string file = testing::TempDir() + "costs-" + key + ".json";
+        std::ofstream(file) << t.dump();
+        return file;
+    };
+    auto five_frames = [](const std::string& costs) {
+        uint64_t instructions = 0;
+        on_core_thread([&] {
+            rig r([&](system_params& p) {
+                p.xdp_prog = "pass";
+                p.costs_file = costs;
+            });
+            r.boot();
+            r.core.c = {};
+            for (int i = 0; i < 5; ++i) ASSERT_TRUE(r.deliver(make_frame()));
+            r.irq();
+            EXPECT_EQ(r.sys->stack().stats.udp_no_socket, 5u);
+            instructions = r.core.c.instructions;
+        });
+        return instructions;
+    };
+    const uint64_t base = five_frames(costs_path());
+    EXPECT_EQ(five_frames(dearer("napi_gro_receive_normal")), base + 5 * 1000);
+    EXPECT_EQ(five_frames(dearer("napi_gro_receive")), base);
 }
 
 TEST(fec_driver, page_pool_no_recycle_releases_pages) {
