@@ -171,13 +171,20 @@ TEST(cli, same_config_and_seed_give_the_same_result_bytes) {
     // The live output is on for the second run: it must not change the result.
     ASSERT_EQ(run("run " + experiment + " --set duration_s=0.02 --set warmup_s=0.01 --out " + dir + "/b.json").status, 0);
     auto a = without_wall_clock(dir + "/a.json"), b = without_wall_clock(dir + "/b.json");
-    // sim.kernel_events counts the cores' syncs too, and a core syncs before a register access
-    // only when another process is due by its time: the live output's ticks are such processes.
-    // A host-side figure, like wall_s; every modelled figure must match to the byte.
+    // sim.kernel_events and sim.syncs count the cores' syncs, and a core syncs before a register
+    // access or at a quantum only when another process is due by its time: the live output's
+    // ticks are such processes. Host-side figures, like wall_s; every modelled figure must match
+    // to the byte.
     EXPECT_NEAR(a["sim"]["kernel_events"].get<double>(), b["sim"]["kernel_events"].get<double>(),
                 1e-3 * a["sim"]["kernel_events"].get<double>());
     a["sim"].erase("kernel_events");
     b["sim"].erase("kernel_events");
+    for (const char* kind : {"quantum", "register"}) {
+        const double sa = a["sim"]["syncs"][kind].get<double>(), sb = b["sim"]["syncs"][kind].get<double>();
+        EXPECT_NEAR(sa, sb, 1e-3 * sa) << kind;
+    }
+    a["sim"].erase("syncs");
+    b["sim"].erase("syncs");
     EXPECT_EQ(a.dump(), b.dump());
     EXPECT_NEAR(a["sim"]["simulated_s"].get<double>(), 0.03, 1e-12);
     EXPECT_GT(a["rates"]["xdp_prog_pps"].get<double>(), 0);
