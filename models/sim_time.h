@@ -9,7 +9,10 @@ namespace fecsim {
 
 inline const sc_core::sc_time& sim_time() {
 #if defined(SC_VERSION_MAJOR) && SC_VERSION_MAJOR == 2
-    return sc_core::sc_get_curr_simcontext()->time_stamp();
+    // sc_get_curr_simcontext() is inline but creates the default context when there is none,
+    // which makes it big enough that GCC calls it out of line; once models exist there is one.
+    sc_core::sc_simcontext* context = sc_core::sc_curr_simcontext;
+    return (__builtin_expect(context != nullptr, 1) ? context : sc_core::sc_get_curr_simcontext())->time_stamp();
 #else
     return sc_core::sc_time_stamp();
 #endif
