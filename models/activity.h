@@ -35,6 +35,8 @@ public:
     // moved, other processes ran). Nothing else runs while a core's thread runs.
     static inline uint64_t changes = 0;
     static inline sc_core::sc_time earliest_notified = sc_core::sc_max_time();
+    // sc_max_time() is a library call; the cores' syncs and decisions read it often.
+    static inline const sc_core::sc_time never = sc_core::sc_max_time();
 
     // Pruned by next() (each core's decision reads every record), not here: notes outnumber them.
     void note(const sc_core::sc_time& at) {

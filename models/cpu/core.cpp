@@ -185,7 +185,7 @@ void core::sync() {
     qk_.sync();
     syncing_ = false;
     ++activity::changes;  // woken: SystemC time moved and other processes ran
-    if (la_.own) la_.own->core_waits_until(sc_core::sc_max_time());
+    if (la_.own) la_.own->core_waits_until(activity::never);
     sim_stats::count_event();
 }
 

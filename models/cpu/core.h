@@ -245,7 +245,7 @@ private:
             kernel_.changes = activity::changes;
             kernel_.at = sim_time();
             kernel_.pending = sc_core::sc_time_to_pending_activity(sc_core::sc_get_curr_simcontext());
-            activity::earliest_notified = sc_core::sc_max_time();
+            activity::earliest_notified = activity::never;
         } else if (activity::earliest_notified - kernel_.at < kernel_.pending) {  // notified at or after `at`
             kernel_.pending = activity::earliest_notified - kernel_.at;
         }
