@@ -95,8 +95,9 @@ private:
 // reads as zeros without being allocated.
 __attribute__((always_inline)) inline void ddr::part(uint64_t addr, uint8_t* data, size_t n, bool write) {
     const uint64_t off = addr % chunk_bytes;
-    if (write) std::memcpy(chunk(addr / chunk_bytes) + off, data, n);
-    else if (const auto& c = chunks_[addr / chunk_bytes]) std::memcpy(data, c.get() + off, n);
+    uint8_t* c = chunks_[addr / chunk_bytes].get();
+    if (write) std::memcpy((c ? c : chunk(addr / chunk_bytes)) + off, data, n);  // chunk(): the first write
+    else if (c) std::memcpy(data, c + off, n);
     else std::memset(data, 0, n);
 }
 
