@@ -282,8 +282,11 @@ TEST(bridge_udp, on_a_switch_port_of_its_own_next_to_the_generator_as_fast_as_po
     const std::vector<bytes> frames = make_frames(100);
     udp_peer peer;
     const fs::path out = fs::temp_directory_path() / ("fecsim-bridge-r4-" + std::to_string(::getpid()) + ".json");
+    // Free-running, the 1.5 s run takes ~0.4 s of wall time: on a loaded host the burst could
+    // come after its end. 6 s of simulated time leave the sender more than a second.
     run r(bridge_args(peer, out, {"--set", "link.topology=switch", "--set", "bridge.port=switch", "--set",
-                                  "bridge.pacing=as_fast_as_possible", "--set", "generator.pktgen=[\"ratep 2000\"]"}));
+                                  "bridge.pacing=as_fast_as_possible", "--set", "generator.pktgen=[\"ratep 2000\"]",
+                                  "--set", "duration_s=6"}));
     const uint16_t fecsim_port = await_bridge(r);
     ASSERT_NE(fecsim_port, 0);
     std::vector<bytes> back;
