@@ -83,29 +83,46 @@ public:
 
     // SystemC keeps the earlier of two timed notifications: a later one while a notification
     // after now is pending changes nothing, and is not noted again (most re-notifications).
+    // While a delta notification is pending SystemC ignores every timed one: `pending_` stays
+    // at now then, or a notification made after the delta fired would be taken for ignored.
     void notify(const sc_core::sc_time& delay) {
-        const sc_core::sc_time at = sim_time() + delay;
+        const sc_core::sc_time& now = sim_time();
+        const sc_core::sc_time at = now + delay;
         if (at < activity::earliest_notified) activity::earliest_notified = at;
-        if (activity::recording && !(at >= pending_ && pending_ > sim_time())) record_->note(pending_ = at);
+        if (activity::recording && !ignored(at, now)) {
+            record_->note(pending_ = at);
+            delta_cycle_ = at == now ? sc_core::sc_delta_count() : no_delta;
+        }
         ev_.notify(delay);
     }
     void notify() {  // immediate: activity now (and no notification pending after it)
         ++activity::changes;
         if (activity::recording) record_->note(pending_ = sim_time());
+        delta_cycle_ = no_delta;
         ev_.notify();
     }
     void cancel() {
         ++activity::changes;
         pending_ = sc_core::SC_ZERO_TIME;
+        delta_cycle_ = no_delta;
         ev_.cancel();
     }
     operator const sc_core::sc_event&() const { return ev_; }
     const sc_core::sc_event& event() const { return ev_; }
 
 private:
+    static constexpr sc_dt::uint64 no_delta = ~sc_dt::uint64(0);
+    // What SystemC ignores: a notification no earlier than the pending timed one, any while a
+    // delta notification is pending (it fires at the end of the delta cycle it was made in).
+    bool ignored(const sc_core::sc_time& at, const sc_core::sc_time& now) const {
+        if (pending_ == now) return delta_cycle_ != no_delta && delta_cycle_ == sc_core::sc_delta_count();
+        return at >= pending_ && pending_ > now;
+    }
+
     sc_core::sc_event ev_;
     activity* record_;
     sc_core::sc_time pending_;  // the time last noted: the notification pending if after now
+    sc_dt::uint64 delta_cycle_ = no_delta;  // the delta cycle of a delta notification noted at pending_
 };
 
 // What a core needs to pass a sync point while other boards have activity due: its own board's

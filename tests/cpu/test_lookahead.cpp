@@ -70,6 +70,25 @@ TEST(activity, re_notified_and_cancelled_events_only_make_next_earlier) {
     EXPECT_EQ(a.next(), sc_core::sc_max_time());
 }
 
+TEST(activity, a_timed_notification_made_after_a_delta_one_fired_is_noted) {
+    fresh_simulation();
+    activity a;
+    timed_event ev(a);
+    int runs = 0;
+    spawn_method("count", ev, [&] { ++runs; });
+    spawn_thread("notifier", [&] {
+        ev.notify(SC_ZERO_TIME);
+        ev.notify(ns(100));  // SystemC ignores it: a delta notification is pending
+        sc_core::wait(ns(10));
+        ev.notify(ns(200));  // nothing pending: due at 210
+    });
+    run_for(ns(150));
+    EXPECT_EQ(runs, 1);
+    EXPECT_EQ(a.next(), ns(210));
+    run_for(ns(100));
+    EXPECT_EQ(runs, 2);
+}
+
 TEST(activity, the_shared_record_starts_at_time_zero_in_every_simulation) {
     fresh_simulation();
     activity& first = activity::shared();
