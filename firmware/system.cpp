@@ -281,8 +281,9 @@ void linux_system::report(nlohmann::json& out) const {
                   {"window_updates", t.window_updates}, {"ofo_queued", t.ofo_queued},
                   {"ofo_delivered", t.ofo_delivered}, {"duplicates", t.duplicates}, {"rcvq_drops", t.rcvq_drops},
                   {"out_of_window", t.out_of_window}, {"no_socket", t.no_socket}, {"connections", t.connections},
-                  {"gro_merged", t.gro_merged}, {"gro_flushes", t.gro_flushes}, {"prunes", t.prunes}, {"rcvbuf", sk.sk_rcvbuf},
-                  {"rcv_wscale", sk.rcv_wscale}};
+                  {"gro_merged", t.gro_merged}, {"gro_flushes", t.gro_flushes}, {"prunes", t.prunes}, {"fast_path", t.fast_path},
+                  {"slow_path", t.slow_path}, {"mem_schedules", t.mem_schedules}, {"mem_reclaims", t.mem_reclaims},
+                  {"rcvbuf", sk.sk_rcvbuf}, {"rcv_wscale", sk.rcv_wscale}};
     dut["packets"] = packets();
 }
 

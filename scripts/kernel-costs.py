@@ -429,6 +429,30 @@ TAKES = {
         # not stored (rcv_nxt != rcv_wup between ACKs), no new tsecr to measure, the skb's noref dst
         # dropped, the ACK number is snd_una (the DUT sends no data): tcp_update_wl
         "rcv_est": (0x74, 0x35c, 0x384, 0x440, 0x6b8, 0x464, 0x4f4, 0x6f4, 0x504, 0x5b4, 0x60c),
+        # ... the same segment whose truesize exceeds sk_forward_alloc (b.gt at 0x4ec): step5, tcp_ack with
+        # FLAG_SLOWPATH, no new tsecr to measure (tcp_rcv_rtt_measure_ts), tcp_urg, tcp_data_queue,
+        # nothing to send (tcp_data_snd_check: tcp_check_space), an ACK scheduled (__tcp_ack_snd_check)
+        "rcv_est_slow": (0x74, 0x35c, 0x384, 0x440, 0x6b8, 0x464, 0x4ec, 0x224),
+        # tcp_ack(FLAG_SLOWPATH | FLAG_UPDATE_TS_RECENT) of a data segment whose ACK number is snd_una: SACK on
+        # but nothing SACKed (prior_fack = snd_una), the timestamp not stored (seq after rcv_wup), the
+        # window update test passes on the sequence (tcp_update_wl), the sender's window unchanged, no
+        # SACK blocks, no ECE, nothing delivered, nothing in flight (prior_packets 0: no_queue), nothing
+        # to send (tcp_ack_probe), no tail loss probe
+        "ack_slow": (0xd4, 0x260, 0x168, 0x2f0, 0x338, 0xaa0),
+        "in_ack_event": (0x14,),  # CUBIC has no in_ack_event callback
+        # tcp_data_queue, in order: the noref dst dropped, no skb extension, seq == rcv_nxt, window open,
+        # the receive queue not empty (tcp_try_rmem_schedule), data (tcp_event_data_recv), no FIN, no
+        # out-of-order queue, no SACK blocks, fast path re-armed, not coalesced (eaten 0), socket alive
+        "data_queue_in_order": (0x5c, 0x39c, 0xbc, 0x3fc, 0x40c, 0x5c4, 0x5cc, 0x5e0),
+        # tcp_queue_rcv: the receive queue's tail cannot take the skb (tcp_try_coalesce fails: a GRO skb's
+        # frags do not fit the tail's): __skb_queue_tail, skb_set_owner_r
+        "queue_rcv": (0x48, 0xc0),  # ... and no destructor to orphan
+        # tcp_try_rmem_schedule within sk_rcvbuf: sk_rmem_schedule's delta > 0, so __sk_mem_schedule,
+        # which succeeds; __sk_mem_raise_allocated under tcp_mem[0] (no memcg: the static key off)
+        "try_rmem": (0x5c, 0x90), "mem_schedule": (0x44,), "raise_allocated": (0x8c, 0xcc),
+        # sock_rfree: sk_forward_alloc reaches a page: sk_mem_reclaim (__sk_mem_reclaim inlined);
+        # __sk_mem_reduce_allocated not under memory pressure
+        "rfree_reclaim": (0x50,), "reduce_allocated": (0x70,),
         # __netif_receive_skb_core: not pfmemalloc, no taps (ptype_all lists empty), no VLAN tag, no
         # rx_handler, ip_packet_type found in ptype_base (pt_prev set), no zerocopy frags
         "rx_core": (0xec, 0x708, 0x808, 0x100, 0x1f8, 0x30c, 0x3f4, 0x478, 0x524),
@@ -649,13 +673,46 @@ SPEC = {
                        note="an established segment: checksum already valid, socket lookup, not TIME_WAIT, "
                             "tcp_v4_do_rcv's established fast path"),
     "tcp_rcv_established": dict(parts=[Part(V, "tcp_rcv_established", take="rcv_est",
-                                            need=("tcp_queue_rcv", "tcp_event_data_recv"), avoid=("kfree_skb_reason",)),
-                                       Part(V, "tcp_queue_rcv"),
-                                       Part(V, "tcp_event_data_recv"), Part(V, "tcp_grow_window")],
-                                note="the header-prediction fast path of an in-order data segment (tcp_queue_rcv, "
-                                     "tcp_event_data_recv and tcp_grow_window walk their layout)"),
+                                            need=("tcp_queue_rcv", "tcp_event_data_recv"), avoid=("kfree_skb_reason",))],
+                                note="the header-prediction fast path of an in-order data segment whose truesize fits "
+                                     "sk_forward_alloc (tcp_queue_rcv and tcp_event_data_recv charged apart)"),
+    "tcp_rcv_established_slow": dict(parts=[Part(V, "tcp_rcv_established", take="rcv_est_slow",
+                                                 need=("tcp_ack", "tcp_urg", "tcp_data_queue", "tcp_check_space"),
+                                                 avoid=("kfree_skb_reason", "tcp_queue_rcv")),
+                                            Part(V, "tcp_ack", take="ack_slow",
+                                                 avoid=("tcp_sacktag_write_queue", "tcp_fastretrans_alert", "rb_first")),
+                                            Part(V, "tcp_in_ack_event", take="in_ack_event"), Part(V, "tcp_urg"), Part(V, "tcp_check_space")],
+                                     note="header prediction passes but the truesize exceeds sk_forward_alloc: step5, "
+                                          "tcp_ack's slow path with nothing in flight, tcp_urg, tcp_check_space "
+                                          "(tcp_data_queue charged apart)"),
     "tcp_data_queue": dict(parts=[Part(V, "tcp_data_queue")],
                            note="the slow path's queueing decision (in order after a hole, duplicates, partial data)"),
+    "tcp_data_queue_in_order": dict(parts=[Part(V, "tcp_data_queue", take="data_queue_in_order",
+                                                need=("tcp_try_rmem_schedule", "tcp_queue_rcv", "tcp_event_data_recv",
+                                                      "tcp_data_ready"),
+                                                avoid=("kfree_skb_partial", "tcp_fin", "__kfree_skb"))],
+                                    note="tcp_data_queue's in-order branch (queue_and_out; the memory schedule, "
+                                         "tcp_queue_rcv and tcp_event_data_recv charged apart)"),
+    "tcp_queue_rcv": dict(parts=[Part(V, "tcp_queue_rcv", take="queue_rcv", need=("tcp_try_coalesce",))],
+                          note="not coalesced into the queue's tail: __skb_queue_tail, skb_set_owner_r (the charge)"),
+    "tcp_event_data_recv": dict(parts=[Part(V, "tcp_event_data_recv")]),
+    "tcp_grow_window": dict(parts=[Part(V, "tcp_grow_window")]),
+    "sk_mem_schedule": dict(parts=[Part(V, "tcp_try_rmem_schedule", take="try_rmem", need=("__sk_mem_schedule",)),
+                                   Part(V, "__sk_mem_schedule", take="mem_schedule"),
+                                   Part(V, "__sk_mem_raise_allocated", take="raise_allocated",
+                                        avoid=("mem_cgroup_charge_skmem", "proto_memory_pcpu_drain"))],
+                            note="tcp_try_rmem_schedule within sk_rcvbuf raising sk_forward_alloc by whole pages: "
+                                 "__sk_mem_schedule, __sk_mem_raise_allocated under tcp_mem[0]"),
+    "sk_forced_mem_schedule": dict(parts=[Part(V, "sk_forced_mem_schedule",
+                                               avoid=("mem_cgroup_charge_skmem", "proto_memory_pcpu_drain"))],
+                                   note="the first skb of an empty receive queue: sk_forward_alloc raised by whole pages"),
+    "sock_rfree": dict(parts=[Part(V, "sock_rfree", avoid=("__sk_mem_reduce_allocated",))],
+                       note="the reader's uncharge (sk_rmem_alloc, sk_forward_alloc) below a page: no reclaim"),
+    "sock_rfree_reclaim": dict(parts=[Part(V, "sock_rfree", take="rfree_reclaim", need=("__sk_mem_reduce_allocated",)),
+                                      Part(V, "__sk_mem_reduce_allocated", take="reduce_allocated",
+                                           avoid=("proto_memory_pcpu_drain", "mem_cgroup_uncharge_skmem"))],
+                               note="the reader's uncharge with sk_mem_reclaim: whole pages of sk_forward_alloc back "
+                                    "to tcp_memory_allocated (__sk_mem_reclaim inlined, __sk_mem_reduce_allocated)"),
     "tcp_ofo_queue": dict(estimate="tcp_data_queue_ofo and tcp_ofo_queue are inlined into tcp_data_queue, off its likely path"),
     "tcp_ack_snd_check": dict(parts=[Part(V, "__tcp_ack_snd_check"), Part(V, "tcp_send_delayed_ack")]),
     "tcp_send_ack": dict(parts=[Part(V, "__tcp_send_ack.part.0"), Part(V, "__tcp_transmit_skb"), Part(V, "tcp_options_write"),
@@ -729,7 +786,9 @@ REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_coll
             "fec_enet_txq_xmit_frame", "fec_txq_trigger_xmit", "fec_enet_start_xmit", "fec_enet_txq_submit_skb",
             "pktgen_thread_worker", "pktgen_xmit", "netdev_start_xmit", "fill_packet_ipv4", "skb_unref",
             "netdev_alloc_skb", "page_frag_alloc", "page_frag_free", "prep_compound_page", "prep_compound_tail",
-            "tcp_v4_rcv", "tcp_rcv_established", "netif_receive_skb_core", "napi_gro_receive",
+            "tcp_v4_rcv", "tcp_rcv_established", "tcp_rcv_established_slow", "tcp_data_queue_in_order",
+            "tcp_queue_rcv", "sk_mem_schedule", "sk_forced_mem_schedule", "sock_rfree", "sock_rfree_reclaim",
+            "netif_receive_skb_core", "napi_gro_receive",
             "napi_gro_receive_normal", "ip_queue_xmit",
             "dev_queue_xmit", "alloc_skb"},
             "armhf": {"fec_enet_interrupt", "fec_enet_collect_events", "fec_enet_rx_napi", "fec_enet_rx",

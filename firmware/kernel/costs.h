@@ -46,7 +46,10 @@ namespace fecsim::firmware {
     /* stack-originated TX */                                                                         \
     X(fec_enet_start_xmit) X(fec_enet_txq_submit_skb) X(fec_enet_txq_submit_frag)                   \
     /* TCP receive path, its ACKs, the reading task, timers */                                        \
-    X(inet_gro_receive) X(napi_gro_complete) X(tcp_v4_rcv) X(tcp_rcv_established) X(tcp_data_queue)    \
+    X(inet_gro_receive) X(napi_gro_complete) X(tcp_v4_rcv) X(tcp_rcv_established)                    \
+    X(tcp_rcv_established_slow) X(tcp_data_queue) X(tcp_data_queue_in_order) X(tcp_queue_rcv)         \
+    X(tcp_event_data_recv) X(tcp_grow_window) X(sk_mem_schedule) X(sk_forced_mem_schedule)            \
+    X(sock_rfree) X(sock_rfree_reclaim)                                                               \
     X(tcp_ofo_queue) X(tcp_ack_snd_check) X(tcp_send_ack) X(alloc_skb) X(ip_queue_xmit)               \
     X(dev_queue_xmit) X(tcp_conn_request) X(tcp_recvmsg) X(skb_copy_datagram_iter) X(copy_to_user)    \
     X(copy_to_user_line) X(tcp_cleanup_rbuf) X(try_to_wake_up) X(context_switch)                      \

@@ -90,7 +90,7 @@ void tcp::tcp_recvmsg() {
 // tcp_eat_recv_skb: unlinked, uncharged (sock_rfree) and freed on this CPU (skb_attempt_defer_free).
 void tcp::tcp_eat_recv_skb(sk_buff* skb) {
     sk_.receive_queue.pop_front();
-    sk_.sk_rmem_alloc -= skb->truesize;
+    sock_rfree(skb);
     skbs_.consume_skb(skb);
 }
 

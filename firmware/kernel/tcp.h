@@ -37,6 +37,8 @@ struct tcp_stats {
     uint64_t acks_sent = 0, delayed_acks = 0, quick_acks = 0, dup_acks = 0, window_updates = 0;
     uint64_t ofo_queued = 0, ofo_delivered = 0, duplicates = 0, rcvq_drops = 0, out_of_window = 0;
     uint64_t no_socket = 0, connections = 0, gro_merged = 0, gro_flushes = 0, prunes = 0;
+    // tcp_rcv_established's data segments by path, and the socket memory accounting's page moves
+    uint64_t fast_path = 0, slow_path = 0, mem_schedules = 0, mem_reclaims = 0;
 };
 
 // A TCP header as parsed from a segment in simulated memory.
@@ -64,6 +66,9 @@ struct tcp_sock {
     bool tstamp_ok = false, sack_ok = false;
     uint32_t ts_recent = 0;
     int64_t sk_rcvbuf = 0, sk_rmem_alloc = 0;
+    // Bytes charged ahead from tcp_memory_allocated in whole pages; since 6.0 the reader's
+    // uncharge gives back every whole page, so it stays below a page between skbs.
+    int64_t sk_forward_alloc = 0;
     // icsk_ack
     uint8_t ack_pending = 0, ack_quick = 0;
     sc_core::sc_time ato, ack_timeout, lrcvtime;
@@ -114,8 +119,10 @@ private:
     void tcp_data_queue(sk_buff* skb, const tcp_hdr& seg);
     void tcp_data_queue_ofo(sk_buff* skb);
     void tcp_ofo_queue();
-    bool tcp_try_rmem_schedule();
-    bool tcp_queue_rcv(sk_buff* skb);
+    bool tcp_prune_queue();
+    bool tcp_try_rmem_schedule(const sk_buff* skb);
+    void sk_mem_schedule(const sk_buff* skb, bool forced);
+    void tcp_queue_rcv(sk_buff* skb);
     void tcp_event_data_recv(const sk_buff* skb);
     void tcp_grow_window(const sk_buff* skb);
     void tcp_rcv_rtt_measure();
@@ -137,6 +144,7 @@ private:
     void tcp_cleanup_rbuf(uint32_t copied);
     void tcp_rcv_space_adjust();
     void tcp_eat_recv_skb(sk_buff* skb);
+    void sock_rfree(const sk_buff* skb);
 
     uint32_t tcp_receive_window() const;
     uint32_t tcp_time_stamp() const;  // ms, tcp_time_stamp_raw

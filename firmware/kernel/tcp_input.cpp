@@ -253,13 +253,22 @@ void tcp::tcp_conn_request(const tcp_hdr& seg, const sk_buff* skb) {
 
 void tcp::tcp_rcv_established(sk_buff* skb, const tcp_hdr& seg, uint32_t hdrlen) {
     cpu::scope s(k_.core, "tcp_rcv_established");
-    k_.exec(path::tcp_rcv_established);
-    k_.core.touch(sk_.sim + 128, 192, true);  // rcv_nxt, snd_una, ts_recent, rx_opt, icsk_ack
+    const bool fin = seg.flags & TCPHDR_FIN;
+    const bool data = seg.payload > 0 || fin;
+    // Header prediction (pred_flags: ACK with or without PSH, armed by tcp_fast_path_check while
+    // nothing is out of order, the window is open and the queue within sk_rcvbuf), then 6.1's
+    // test: a segment whose truesize exceeds sk_forward_alloc takes the slow path (step5:
+    // tcp_ack, tcp_data_queue) to schedule memory.
+    const bool predicted = !(seg.flags & ~(TCPHDR_ACK | TCPHDR_PSH)) && seg.seq == sk_.rcv_nxt &&
+                           sk_.out_of_order_queue.empty() && tcp_receive_window() > 0 &&
+                           sk_.sk_rmem_alloc < sk_.sk_rcvbuf;
+    const bool fast = !data || (predicted && int64_t(skb->truesize) <= sk_.sk_forward_alloc);
+    k_.exec(fast ? path::tcp_rcv_established : path::tcp_rcv_established_slow);
+    k_.core.touch(sk_.sim + 128, 192, true);  // rcv_nxt, snd_una, ts_recent, rx_opt, icsk_ack, sk_forward_alloc
     if ((seg.flags & TCPHDR_ACK) && after(seg.ack, sk_.snd_una) && !after(seg.ack, sk_.snd_nxt)) sk_.snd_una = seg.ack;
     // tcp_replace_ts_recent: the segment covers the last ACKed point
     if (seg.has_ts && !after(seg.seq, sk_.rcv_wup)) sk_.ts_recent = seg.tsval;
-    const bool fin = seg.flags & TCPHDR_FIN;
-    if (seg.payload == 0 && !fin) {  // a pure ACK (the sender's window update): __kfree_skb
+    if (!data) {  // a pure ACK (the sender's window update): __kfree_skb
         skbs_.kfree_skb(skb);
         return;
     }
@@ -268,49 +277,61 @@ void tcp::tcp_rcv_established(sk_buff* skb, const tcp_hdr& seg, uint32_t hdrlen)
     skb_allocator::skb_pull(skb, hdrlen);
     ++stats.data_segs_in;
     stats.bytes_received += seg.payload;
-    tcp_data_queue(skb, seg);
+    if (fast) {
+        ++stats.fast_path;
+        tcp_queue_rcv(skb);
+        tcp_event_data_recv(skb);
+    } else {
+        ++stats.slow_path;
+        tcp_data_queue(skb, seg);
+    }
     if (sk_.ack_pending & ICSK_ACK_SCHED) __tcp_ack_snd_check(true);  // tcp_ack_snd_check
 }
 
-// The header-prediction fast path and the slow path end in the same queueing; only an
-// out-of-order or partial segment costs tcp_data_queue's own (slow path) instructions.
+// The slow path's queueing: in order (queue_and_out, with the memory schedule), or a
+// duplicate, a segment beyond the window, out of order, or partly new.
 void tcp::tcp_data_queue(sk_buff* skb, const tcp_hdr& seg) {
-    const bool fast = skb->seq == sk_.rcv_nxt && sk_.out_of_order_queue.empty() && !(seg.flags & TCPHDR_FIN);
-    if (fast) {
-        if (tcp_receive_window() == 0 || !tcp_queue_rcv(skb)) {
-            sk_.ack_pending |= ICSK_ACK_SCHED | ICSK_ACK_NOW;
+    cpu::scope s(k_.core, "tcp_data_queue");
+    const bool in_order = skb->seq == sk_.rcv_nxt;
+    k_.exec(in_order ? path::tcp_data_queue_in_order : path::tcp_data_queue);
+    if (in_order && tcp_receive_window() == 0) {  // out_of_window: ACK at once
+        ++stats.out_of_window;
+        tcp_incr_quickack(TCP_MAX_QUICKACKS);
+        sk_.ack_pending |= ICSK_ACK_SCHED | ICSK_ACK_NOW;
+        skbs_.kfree_skb(skb);
+        return;
+    }
+    if (!in_order) {
+        if (!after(skb->end_seq, sk_.rcv_nxt)) {  // a retransmission of data we have: ACK at once
+            ++stats.duplicates;
+            tcp_incr_quickack(TCP_MAX_QUICKACKS);
+            sk_.ack_pending |= ICSK_ACK_SCHED;
+            skbs_.kfree_skb(skb);
             return;
         }
-        tcp_event_data_recv(skb);
-        return;
-    }
-    cpu::scope s(k_.core, "tcp_data_queue");
-    k_.exec(path::tcp_data_queue);
-    if (!after(skb->end_seq, sk_.rcv_nxt)) {  // a retransmission of data we have: ACK at once
-        ++stats.duplicates;
-        tcp_incr_quickack(TCP_MAX_QUICKACKS);
-        sk_.ack_pending |= ICSK_ACK_SCHED;
-        skbs_.kfree_skb(skb);
-        return;
-    }
-    if (!before(skb->seq, sk_.rcv_nxt + tcp_receive_window())) {
-        ++stats.out_of_window;
-        sk_.ack_pending |= ICSK_ACK_SCHED | ICSK_ACK_NOW;
-        skbs_.kfree_skb(skb);
-        return;
-    }
-    if (after(skb->seq, sk_.rcv_nxt)) {
-        tcp_data_queue_ofo(skb);
-        return;
-    }
-    if (before(skb->seq, sk_.rcv_nxt)) {  // partial: the part we have is trimmed
-        skb_trim_front(skb, sk_.rcv_nxt - skb->seq);
+        if (!before(skb->seq, sk_.rcv_nxt + tcp_receive_window())) {
+            ++stats.out_of_window;
+            sk_.ack_pending |= ICSK_ACK_SCHED | ICSK_ACK_NOW;
+            skbs_.kfree_skb(skb);
+            return;
+        }
+        if (after(skb->seq, sk_.rcv_nxt)) {
+            tcp_data_queue_ofo(skb);
+            return;
+        }
+        skb_trim_front(skb, sk_.rcv_nxt - skb->seq);  // partial: the part we have is trimmed
         skb->seq = sk_.rcv_nxt;
     }
-    if (!tcp_queue_rcv(skb)) {
+    // queue_and_out: the first skb of an empty queue is always taken (sk_forced_mem_schedule)
+    if (sk_.receive_queue.empty()) {
+        sk_mem_schedule(skb, true);
+    } else if (!tcp_try_rmem_schedule(skb)) {
+        ++stats.rcvq_drops;
         sk_.ack_pending |= ICSK_ACK_SCHED | ICSK_ACK_NOW;
+        skbs_.kfree_skb(skb);
         return;
     }
+    tcp_queue_rcv(skb);
     if (skb->len) tcp_event_data_recv(skb);
     if (seg.flags & TCPHDR_FIN) tcp_fin();
     if (!sk_.out_of_order_queue.empty()) {
@@ -320,12 +341,11 @@ void tcp::tcp_data_queue(sk_buff* skb, const tcp_hdr& seg) {
     }
 }
 
-// tcp_try_rmem_schedule -> tcp_prune_queue, as far as tcp_clamp_window goes: a buffer the queue
-// outgrew is raised to what the queue holds (up to tcp_rmem[2], autotuning on), else the window
-// is clamped and the segment dropped. The kernel would also collapse the queue into compact skbs
-// (tcp_collapse): not modelled.
-bool tcp::tcp_try_rmem_schedule() {
-    if (sk_.sk_rmem_alloc <= sk_.sk_rcvbuf) return true;
+// tcp_prune_queue, as far as tcp_clamp_window goes: a buffer the queue outgrew is raised to
+// what the queue holds (up to tcp_rmem[2], autotuning on), else the window is clamped and the
+// segment dropped. The kernel would also collapse the queue into compact skbs (tcp_collapse):
+// not modelled.
+bool tcp::tcp_prune_queue() {
     ++stats.prunes;
     sk_.ack_quick = 0;
     if (p_.moderate_rcvbuf && sk_.sk_rcvbuf < int64_t(p_.rmem_max))
@@ -334,14 +354,47 @@ bool tcp::tcp_try_rmem_schedule() {
     return sk_.sk_rmem_alloc <= sk_.sk_rcvbuf;
 }
 
-// skb_set_owner_r, the tail of sk_receive_queue, rcv_nxt, and the reader's wakeup.
-bool tcp::tcp_queue_rcv(sk_buff* skb) {
-    if (!tcp_try_rmem_schedule()) {
-        ++stats.rcvq_drops;
-        skbs_.kfree_skb(skb);
-        return false;
+// tcp_try_rmem_schedule: within sk_rcvbuf (after pruning), then sk_rmem_schedule (tcp_mem's
+// limits are never reached by one flow, so the schedule succeeds).
+bool tcp::tcp_try_rmem_schedule(const sk_buff* skb) {
+    if (sk_.sk_rmem_alloc > sk_.sk_rcvbuf && !tcp_prune_queue()) return false;
+    sk_mem_schedule(skb, false);
+    return true;
+}
+
+// sk_rmem_schedule's __sk_mem_schedule, or sk_forced_mem_schedule: when the skb's truesize
+// exceeds sk_forward_alloc, the difference is charged to tcp_memory_allocated in whole pages.
+void tcp::sk_mem_schedule(const sk_buff* skb, bool forced) {
+    const int64_t delta = int64_t(skb->truesize) - sk_.sk_forward_alloc;
+    if (delta <= 0) return;
+    cpu::scope s(k_.core, forced ? "sk_forced_mem_schedule" : "__sk_mem_schedule");
+    k_.exec(forced ? path::sk_forced_mem_schedule : path::sk_mem_schedule);
+    sk_.sk_forward_alloc += (delta + PAGE_SIZE - 1) / PAGE_SIZE * PAGE_SIZE;
+    ++stats.mem_schedules;
+}
+
+// sock_rfree (the destructor of every skb queued to the socket): sk_rmem_alloc and
+// sk_forward_alloc uncharged, and sk_mem_reclaim gives whole pages back to the protocol.
+void tcp::sock_rfree(const sk_buff* skb) {
+    cpu::scope s(k_.core, "sock_rfree");
+    sk_.sk_rmem_alloc -= skb->truesize;
+    sk_.sk_forward_alloc += skb->truesize;
+    if (sk_.sk_forward_alloc < int64_t(PAGE_SIZE)) {
+        k_.exec(path::sock_rfree);
+        return;
     }
+    k_.exec(path::sock_rfree_reclaim);
+    sk_.sk_forward_alloc %= PAGE_SIZE;
+    ++stats.mem_reclaims;
+}
+
+// tcp_queue_rcv: the tail of sk_receive_queue (no coalescing into the tail's skb),
+// skb_set_owner_r's charge, rcv_nxt, and the reader's wakeup (tcp_data_ready).
+void tcp::tcp_queue_rcv(sk_buff* skb) {
+    cpu::scope s(k_.core, "tcp_queue_rcv");
+    k_.exec(path::tcp_queue_rcv);
     sk_.sk_rmem_alloc += skb->truesize;
+    sk_.sk_forward_alloc -= skb->truesize;
     sk_.receive_queue.push_back(skb);
     sk_.rcv_nxt = skb->end_seq;
     k_.core.touch(skb->sim, 64, true);  // cb, destructor, list pointers
@@ -355,13 +408,12 @@ bool tcp::tcp_queue_rcv(sk_buff* skb) {
             reader_woken_ = true;
         }
     }
-    return true;
 }
 
 void tcp::tcp_data_queue_ofo(sk_buff* skb) {
     cpu::scope s(k_.core, "tcp_data_queue_ofo");
     k_.exec(path::tcp_ofo_queue);
-    if (!tcp_try_rmem_schedule()) {
+    if (!tcp_try_rmem_schedule(skb)) {
         ++stats.rcvq_drops;
         skbs_.kfree_skb(skb);
         return;
@@ -374,12 +426,13 @@ void tcp::tcp_data_queue_ofo(sk_buff* skb) {
             skbs_.kfree_skb(skb);
             return;
         }
-        sk_.sk_rmem_alloc -= old->truesize;
+        sock_rfree(old);
         skbs_.kfree_skb(old);
         sk_.out_of_order_queue.erase(it);
     }
     ++stats.ofo_queued;
-    sk_.sk_rmem_alloc += skb->truesize;
+    sk_.sk_rmem_alloc += skb->truesize;  // skb_set_owner_r
+    sk_.sk_forward_alloc -= skb->truesize;
     sk_.out_of_order_queue[skb->seq] = skb;
     sk_.last_ofo_seq = skb->seq;
     k_.core.touch(sk_.sim + 384, 64, true);  // out_of_order_queue root, ooo_last_skb
@@ -393,7 +446,7 @@ void tcp::tcp_ofo_queue() {
         sk_buff* skb = q.begin()->second;
         q.erase(q.begin());
         if (!after(skb->end_seq, sk_.rcv_nxt)) {
-            sk_.sk_rmem_alloc -= skb->truesize;
+            sock_rfree(skb);
             skbs_.kfree_skb(skb);
             continue;
         }
@@ -417,6 +470,8 @@ void tcp::tcp_incr_quickack(unsigned max_quickacks) {
 // tcp_event_data_recv: schedule an ACK, learn the sender's segment size, the receiver's RTT
 // estimate, the delayed-ACK timeout (ato), and grow the window.
 void tcp::tcp_event_data_recv(const sk_buff* skb) {
+    cpu::scope s(k_.core, "tcp_event_data_recv");
+    k_.exec(path::tcp_event_data_recv);
     sk_.ack_pending |= ICSK_ACK_SCHED;
     // tcp_measure_rcv_mss
     const uint32_t len = skb->gso_size ? skb->gso_size : skb->len;
@@ -451,6 +506,8 @@ void tcp::tcp_rcv_rtt_measure() {
 }
 
 void tcp::tcp_grow_window(const sk_buff* skb) {
+    cpu::scope s(k_.core, "tcp_grow_window");
+    k_.exec(path::tcp_grow_window);
     const int64_t room = int64_t(std::min(sk_.window_clamp, tcp_space())) - sk_.rcv_ssthresh;
     if (room <= 0) return;
     auto win_from_space = [](uint64_t space) { return space - (space >> 1); };  // tcp_adv_win_scale 1

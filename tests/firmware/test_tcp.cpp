@@ -251,6 +251,65 @@ TEST(tcp_rx, out_of_order_segments_wait_for_the_hole_then_go_up_in_order) {
     });
 }
 
+// 6.1's socket memory accounting: a segment whose truesize exceeds sk_forward_alloc leaves
+// header prediction for the slow path, which raises sk_forward_alloc by whole pages before
+// tcp_queue_rcv charges the skb; the reader's sock_rfree uncharges it and gives every whole
+// page back, so the next GRO skb finds less than a page again.
+TEST(tcp_rx, gro_skb_beyond_the_forward_allocation_takes_the_slow_path_and_the_reader_returns_it) {
+    on_core_thread([&] {
+        rig r([](system_params& p) { p.xdp_prog = "none"; });  // page_pool: 4,096 + 256 per first segment
+        r.boot();
+        client c(r);
+        c.handshake();
+        auto& tcp = r.sys->stack().tcp_proto();
+        int64_t charged = -1, forward = -1;
+        auto reader = tcp.on_read;
+        tcp.on_read = [&](addr_t a, uint32_t n) {  // the reader's first copy: the skb is queued and charged
+            if (charged < 0) charged = tcp.sock().sk_rmem_alloc, forward = tcp.sock().sk_forward_alloc;
+            reader(a, n);
+        };
+        for (uint32_t j = 0; j < 8; ++j) c.segment(j);  // one GRO skb of 8 segments
+        r.irq();
+        const int64_t truesize = 4352 + 7 * 4096;
+        EXPECT_EQ(tcp.stats.gro_merged, 7u);
+        EXPECT_EQ(tcp.stats.slow_path, 1u);
+        EXPECT_EQ(tcp.stats.fast_path, 0u);
+        EXPECT_EQ(tcp.stats.mem_schedules, 1u);
+        EXPECT_EQ(charged, truesize);
+        EXPECT_EQ(forward, 9 * 4096 - truesize);  // raised by whole pages, less the charge
+        c.expect_read_in_order(8 * MSS);
+        EXPECT_EQ(tcp.sock().sk_rmem_alloc, 0);
+        EXPECT_EQ(tcp.sock().sk_forward_alloc, 0);  // every whole page reclaimed by the free
+        EXPECT_EQ(tcp.stats.mem_reclaims, 1u);
+    });
+}
+
+TEST(tcp_rx, a_segment_that_fits_the_forward_allocation_takes_the_fast_path) {
+    on_core_thread([&] {
+        rig r([](system_params& p) {
+            p.xdp_prog = "none";
+            p.driver.rx_buffers = rx_buffer_mode::legacy;  // page_frag heads: truesize 2,688
+        });
+        r.boot();
+        client c(r);
+        c.handshake();
+        auto& tcp = r.sys->stack().tcp_proto();
+        for (uint32_t j = 0; j < 3; ++j) c.segment(j, TCPHDR_ACK | TCPHDR_PSH);  // PSH: GRO passes each up alone
+        r.irq();
+        // 0: the empty queue takes it (sk_forced_mem_schedule: one page, 1,408 left); 1: 2,688 > 1,408,
+        // slow (__sk_mem_schedule: one more page, 2,816 left); 2: fits, header prediction's fast path
+        EXPECT_EQ(tcp.stats.gro_merged, 0u);
+        EXPECT_EQ(tcp.stats.slow_path, 2u);
+        EXPECT_EQ(tcp.stats.fast_path, 1u);
+        EXPECT_EQ(tcp.stats.mem_schedules, 2u);
+        c.expect_read_in_order(3 * MSS);
+        // the reader's frees: 128 + 2,688 (kept), + 2,688 = 5,504 (a page back), + 2,688 = 4,096 (a page back)
+        EXPECT_EQ(tcp.stats.mem_reclaims, 2u);
+        EXPECT_EQ(tcp.sock().sk_rmem_alloc, 0);
+        EXPECT_EQ(tcp.sock().sk_forward_alloc, 0);
+    });
+}
+
 TEST(tcp_rx, no_listener_drops_in_tcp_v4_rcv) {
     on_core_thread([&] {
         rig r([](system_params& p) {
