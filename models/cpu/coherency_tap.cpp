@@ -13,12 +13,11 @@ coherency_tap::coherency_tap(sc_core::sc_module_name name, coherency_checker& ch
 
 void coherency_tap::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
     const sc_core::sc_time at = sim_time() + delay;
-    bus_.transport(gp, delay);  // = out->b_transport(gp, delay), one call
-    if (!gp.is_response_ok() || !(gp.is_read() || gp.is_write())) return;
+    const mem::region* r = bus_.transport(gp, delay);  // = out->b_transport(gp, delay), one call
+    if (!r || !gp.is_response_ok() || !(gp.is_read() || gp.is_write())) return;
     ++(gp.is_write() ? writes_ : reads_);
-    const uint64_t a = gp.get_address();
-    const bool cacheable = bus_.decode(a)->attr == mem::mem_attr::normal_cacheable;  // mapped: transported
-    checker_.device_access(gp.is_write(), a, gp.get_data_length(), at, cacheable);
+    const bool cacheable = r->attr == mem::mem_attr::normal_cacheable;
+    checker_.device_access(gp.is_write(), gp.get_address(), gp.get_data_length(), at, cacheable);
     if (checker_.observes_device()) gp.set_dmi_allowed(false);
 }
 

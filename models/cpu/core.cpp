@@ -255,13 +255,13 @@ void core::read(addr_t a, void* dst, size_t len) {
         break;
     case mem::mem_attr::normal_noncacheable:
         ++stats_.uncached_reads;
-        uncached_read(a, dst, len);
+        uncached_read(r, a, dst, len);
         break;
     case mem::mem_attr::device: {
         ++stats_.mmio_reads;
         sync_if_due();
         const sc_time local = qk_.get_local_time();
-        charge(cost::mmio, bus(tlm::TLM_READ_COMMAND, a, dst, len, local) - local);
+        charge(cost::mmio, bus(&r, tlm::TLM_READ_COMMAND, a, dst, len, local) - local);
         break;
     }
     }
@@ -314,7 +314,7 @@ void core::touch(addr_t a, size_t len, bool write) {
                 posted_write(r, a + off, scratch_.data(), n, cost::uncached);
             } else {
                 ++stats_.uncached_reads;
-                uncached_read(a + off, scratch_.data(), n);
+                uncached_read(r, a + off, scratch_.data(), n);
             }
             off += n;
         }
@@ -398,7 +398,8 @@ core::line_source core::fetch_line(uint64_t la) {
     }
     ++stats_.l2_misses;
     const sc_time issue = qk_.get_local_time() + l2_hit_;
-    const sc_time done = sim_time() + bus(tlm::TLM_READ_COMMAND, la << shift_, scratch_.data(), p_.line_bytes, issue);
+    const sc_time done =
+        sim_time() + bus(nullptr, tlm::TLM_READ_COMMAND, la << shift_, scratch_.data(), p_.line_bytes, issue);
     return {false, done, 0};
 }
 
@@ -468,7 +469,7 @@ sc_time core::writeback(uint64_t la, uint8_t flags, uint16_t fn) {
     // Bytes always live in DDR: the write-back rewrites what memory holds, for its timing.
     functional(la << shift_, scratch_.data(), p_.line_bytes, false);
     return sim_time() +
-           bus(tlm::TLM_WRITE_COMMAND, la << shift_, scratch_.data(), p_.line_bytes, qk_.get_local_time());
+           bus(nullptr, tlm::TLM_WRITE_COMMAND, la << shift_, scratch_.data(), p_.line_bytes, qk_.get_local_time());
 }
 
 // DC CVAC / IVAC / CIVAC. arm64: to the point of coherency through L1 and L2. ARMv7 with an
@@ -629,7 +630,7 @@ void core::invalidate_dmi(sc_dt::uint64 start, sc_dt::uint64 end) {
 // ---------------------------------------------------------------------------------------------
 // Uncached and device path
 
-sc_time core::bus(tlm::tlm_command cmd, addr_t a, void* data, size_t len, sc_time delay) {
+sc_time core::bus(const mem::region* r, tlm::tlm_command cmd, addr_t a, void* data, size_t len, sc_time delay) {
     gp_.set_command(cmd);
     gp_.set_address(a);
     gp_.set_data_ptr(static_cast<unsigned char*>(data));
@@ -638,17 +639,20 @@ sc_time core::bus(tlm::tlm_command cmd, addr_t a, void* data, size_t len, sc_tim
     gp_.set_byte_enable_ptr(nullptr);
     gp_.set_dmi_allowed(false);
     gp_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    map_.transport(gp_, delay);  // = socket->b_transport(gp_, delay), one call
+    // = socket->b_transport(gp_, delay), one call; without a second decode when the caller has one
+    if (r) map_.transport(*r, gp_, delay);
+    else map_.transport(gp_, delay);
     if (gp_.is_response_error()) fault("bus error (" + gp_.get_response_string() + ") at", a);
     return delay;
 }
 
 // Normal non-cacheable reads stall for the whole round trip, one burst per line-sized piece.
-void core::uncached_read(addr_t a, void* dst, size_t len) {
+void core::uncached_read(const mem::region& r, addr_t a, void* dst, size_t len) {
     for (size_t off = 0; off < len;) {
         const size_t n = std::min<size_t>(len - off, p_.line_bytes - ((a + off) & (p_.line_bytes - 1)));
         const sc_time local = qk_.get_local_time();
-        charge(cost::uncached, bus(tlm::TLM_READ_COMMAND, a + off, static_cast<uint8_t*>(dst) + off, n, local) - local);
+        charge(cost::uncached,
+               bus(&r, tlm::TLM_READ_COMMAND, a + off, static_cast<uint8_t*>(dst) + off, n, local) - local);
         off += n;
     }
 }
@@ -668,7 +672,7 @@ void core::make_room(cost c) {
 // sees it complete when the interconnect acknowledges it (the region's write_ack_ns).
 void core::posted_write(const mem::region& r, addr_t a, const void* src, size_t len, cost c) {
     make_room(c);
-    bus(tlm::TLM_WRITE_COMMAND, a, const_cast<void*>(src), len, qk_.get_local_time());
+    bus(&r, tlm::TLM_WRITE_COMMAND, a, const_cast<void*>(src), len, qk_.get_local_time());
     const sc_time done = now() + write_ack_[static_cast<size_t>(&r - map_.regions().data())];
     const size_t tail = wbuf_head_ + wbuf_count_++;  // < 2 * size: one wrap at most (no division)
     wbuf_[tail < wbuf_.size() ? tail : tail - wbuf_.size()] = done;

@@ -211,8 +211,10 @@ private:
     void invalidate_dmi(sc_dt::uint64 start, sc_dt::uint64 end);
 
     // uncached / device path
-    sc_core::sc_time bus(tlm::tlm_command cmd, addr_t a, void* data, size_t len, sc_core::sc_time delay);
-    void uncached_read(addr_t a, void* dst, size_t len);
+    // An access through the map; `r` the region the caller decoded for it (in range), or nullptr.
+    sc_core::sc_time bus(const mem::region* r, tlm::tlm_command cmd, addr_t a, void* data, size_t len,
+                         sc_core::sc_time delay);
+    void uncached_read(const mem::region& r, addr_t a, void* dst, size_t len);
     void posted_write(const mem::region& r, addr_t a, const void* src, size_t len, cost c);
     void make_room(cost c);
 

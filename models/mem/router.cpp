@@ -81,19 +81,30 @@ ptrdiff_t router::search(uint64_t addr) const {
 
 void router::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) { transport(gp, delay); }
 
-void router::transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+// Inline in both transports (the DDR's transport and booking with it): one call per access.
+__attribute__((always_inline)) inline void router::forward(const route& r, tlm::tlm_generic_payload& gp,
+                                                           sc_core::sc_time& delay) {
     const uint64_t addr = gp.get_address();
-    const route* r = route_for(addr, gp.get_data_length());
+    delay += r.latency;
+    gp.set_address(addr - r.base + r.offset);
+    if (r.dram) r.dram->b_transport(gp, delay);
+    else out[r.port]->b_transport(gp, delay);
+    gp.set_address(addr);
+}
+
+const region* router::transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+    const route* r = route_for(gp.get_address(), gp.get_data_length());
     if (!r) {
         ++address_errors_;
         gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
-        return;
+        return nullptr;
     }
-    delay += r->latency;
-    gp.set_address(addr - r->base + r->offset);
-    if (r->dram) r->dram->b_transport(gp, delay);
-    else out[r->port]->b_transport(gp, delay);
-    gp.set_address(addr);
+    forward(*r, gp, delay);
+    return &regions_[static_cast<size_t>(r - routes_.data())];
+}
+
+void router::transport(const region& r, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+    forward(routes_[static_cast<size_t>(&r - regions_.data())], gp, delay);
 }
 
 unsigned router::transport_dbg(int, tlm::tlm_generic_payload& gp) {

@@ -64,8 +64,12 @@ public:
 
     // What b_transport on `in` does, as a direct call: for an initiator whose socket is bound
     // to this router's `in` (the core, through its map), one call instead of the socket's two
-    // indirections; the same decode, latency and target.
-    void transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+    // indirections; the same decode, latency and target. Returns the region the access went to
+    // (nullptr: address error), so that an initiator needing its attribute decodes once.
+    const region* transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+    // The same for an access the initiator decoded already (r from decode(), the access wholly
+    // inside it: the core reads the region's attribute to choose its path first).
+    void transport(const region& r, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
 
     uint64_t address_errors() const { return address_errors_; }
 
@@ -85,6 +89,8 @@ private:
     struct route;
     // The route of `len` bytes at addr; null when unmapped or crossing the region's end.
     const route* route_for(uint64_t addr, uint64_t len) const;
+    // The access to its target along route r (in range): latency, target address, target.
+    void forward(const route& r, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
 
     std::vector<std::string> targets_;
     // Per target: the DDR model when the target socket is a ddr's own. Its b_transport is then

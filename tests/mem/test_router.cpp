@@ -8,7 +8,10 @@
 #include <gtest/gtest.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include <cstring>
 #include <functional>
+#include <iterator>
+#include <vector>
 
 namespace fecsim {
 namespace {
@@ -88,6 +91,73 @@ TEST(router, adds_fabric_latency_and_translates_to_target_offsets) {
         EXPECT_EQ(back, w);
         sc_core::wait(1, sc_core::SC_US);
         EXPECT_EQ(m.read(0x40000000, &v, 4).delay, sc_time(124, SC_NS));  // 20 + 100 + 4
+    };
+    sc_core::sc_start();
+}
+
+// The core decodes an address for its attribute and then transports along the region it found;
+// the coherency tap takes the attribute from the region transport returns. Both must be what the
+// decoding transport does: same target address, latency, bytes and DDR booking.
+TEST(router, transport_along_a_decoded_region_is_the_decoding_transport) {
+    fresh_simulation();
+    bench t("t");
+    t.body = [&](test::tlm_initiator&) {
+        struct access {
+            uint64_t addr;
+            bool write;
+            unsigned len;
+        };
+        const access accesses[] = {{0x30be0184, false, 4}, {0x43000010, true, 4},  {0x40000000, false, 64},
+                                   {0x43000040, false, 32}, {0x40001000, true, 64}, {0x30be0000, true, 4}};
+        std::vector<sc_time> delays;  // of the decoding transport
+        for (bool decoded : {false, true}) {
+            for (size_t k = 0; k < std::size(accesses); ++k) {
+                const access& x = accesses[k];
+                uint8_t data[64] = {};
+                for (unsigned i = 0; i < x.len; ++i) data[i] = static_cast<uint8_t>(x.addr + i + decoded);
+                tlm::tlm_generic_payload gp;
+                gp.set_command(x.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+                gp.set_address(x.addr);
+                gp.set_data_ptr(data);
+                gp.set_data_length(x.len);
+                gp.set_streaming_width(x.len);
+                sc_time delay = sc_time(5, SC_NS);
+                const mem::region* r = t.bus.decode(x.addr);
+                ASSERT_NE(r, nullptr);
+                if (decoded) {
+                    t.bus.transport(*r, gp, delay);
+                } else {
+                    EXPECT_EQ(t.bus.transport(gp, delay), r);
+                }
+                EXPECT_EQ(gp.get_response_status(), tlm::TLM_OK_RESPONSE);
+                EXPECT_EQ(gp.get_address(), x.addr);  // restored after the target's local address
+                if (r->target == "dev") {
+                    EXPECT_EQ(t.dev.last_addr, x.addr - r->base + r->offset);
+                }
+                // Each access 1 us after the previous one, every transfer before it ended: the same
+                // delay means the same latency, target and DDR booking.
+                if (!decoded) {
+                    delays.push_back(delay);
+                } else {
+                    EXPECT_EQ(delay, delays[k]) << std::hex << x.addr;
+                }
+                if (x.write && r->target == "ddr") {
+                    uint8_t back[64] = {};
+                    t.dram.peek(x.addr - r->base + r->offset, back, x.len);
+                    EXPECT_EQ(std::memcmp(back, data, x.len), 0);
+                }
+                sc_core::wait(1, sc_core::SC_US);
+            }
+        }
+        tlm::tlm_generic_payload gp;
+        uint8_t b[4] = {};
+        gp.set_command(tlm::TLM_READ_COMMAND);
+        gp.set_address(0x10000000);
+        gp.set_data_ptr(b);
+        gp.set_data_length(4);
+        sc_time d;
+        EXPECT_EQ(t.bus.transport(gp, d), nullptr);
+        EXPECT_EQ(gp.get_response_status(), tlm::TLM_ADDRESS_ERROR_RESPONSE);
     };
     sc_core::sc_start();
 }
