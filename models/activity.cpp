@@ -4,6 +4,14 @@
 
 namespace fecsim {
 
+void activity::prune() {
+    const sc_core::sc_time& now = sim_time();
+    while (!heap_.empty() && heap_.front() < now) {
+        std::pop_heap(heap_.begin(), heap_.end(), later{});
+        heap_.pop_back();
+    }
+}
+
 activity& activity::shared() {
     // Models of an abandoned simulation (fresh_simulation) never notify again: their record goes.
     static std::unique_ptr<activity> record;

@@ -46,9 +46,10 @@ public:
     // The board's core synced and waits until `at`; sc_max_time() once it runs again (its own
     // wake-up is then past, which an entry in the heap could not tell until SystemC time moves).
     void core_waits_until(const sc_core::sc_time& at) { core_wake_ = at; }
-    // The earliest noted time not before SystemC time; sc_max_time() when there is none.
+    // The earliest noted time not before SystemC time; sc_max_time() when there is none. Inline:
+    // each decision of a core reads every record, and most reads find nothing to prune.
     sc_core::sc_time next() {
-        prune();
+        if (!heap_.empty() && heap_.front() < sim_time()) prune();
         return heap_.empty() || core_wake_ < heap_.front() ? core_wake_ : heap_.front();
     }
     size_t size() const { return heap_.size(); }
@@ -59,13 +60,7 @@ private:
     struct later {
         bool operator()(const sc_core::sc_time& a, const sc_core::sc_time& b) const { return a > b; }
     };
-    void prune() {
-        const sc_core::sc_time& now = sim_time();
-        while (!heap_.empty() && heap_.front() < now) {
-            std::pop_heap(heap_.begin(), heap_.end(), later{});
-            heap_.pop_back();
-        }
-    }
+    void prune();  // drops the entries before SystemC time (activity.cpp)
     std::vector<sc_core::sc_time> heap_;
     sc_core::sc_time core_wake_ = sc_core::sc_max_time();
 };
