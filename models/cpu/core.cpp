@@ -628,9 +628,11 @@ void core::invalidate_dmi(sc_dt::uint64 start, sc_dt::uint64 end) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Uncached and device path
+// Uncached and device path. bus(), make_room() and posted_write() are inline in their callers:
+// an uncached store (a descriptor field) crossed four calls before the router's.
 
-sc_time core::bus(const mem::region* r, tlm::tlm_command cmd, addr_t a, void* data, size_t len, sc_time delay) {
+__attribute__((always_inline)) inline sc_time core::bus(const mem::region* r, tlm::tlm_command cmd, addr_t a,
+                                                        void* data, size_t len, sc_time delay) {
     gp_.set_command(cmd);
     gp_.set_address(a);
     gp_.set_data_ptr(static_cast<unsigned char*>(data));
@@ -642,8 +644,13 @@ sc_time core::bus(const mem::region* r, tlm::tlm_command cmd, addr_t a, void* da
     // = socket->b_transport(gp_, delay), one call; without a second decode when the caller has one
     if (r) map_.transport(*r, gp_, delay);
     else map_.transport(gp_, delay);
-    if (gp_.is_response_error()) fault("bus error (" + gp_.get_response_string() + ") at", a);
+    if (__builtin_expect(gp_.is_response_error(), 0)) bus_error(a);
     return delay;
+}
+
+// Out of bus()'s way, as bad_access is out of region_of's.
+[[noreturn]] __attribute__((noinline, cold)) void core::bus_error(addr_t a) const {
+    fault("bus error (" + gp_.get_response_string() + ") at", a);
 }
 
 // Normal non-cacheable reads stall for the whole round trip, one burst per line-sized piece.
@@ -658,7 +665,7 @@ void core::uncached_read(const mem::region& r, addr_t a, void* dst, size_t len) 
 }
 
 // Retires completed posted writes; when the buffer is full, stalls until the oldest completes.
-void core::make_room(cost c) {
+__attribute__((always_inline)) inline void core::make_room(cost c) {
     const sc_time t = now();
     while (wbuf_count_ && wbuf_[wbuf_head_] <= t) wbuf_head_ = wbuf_next(wbuf_head_), --wbuf_count_;
     if (wbuf_count_ < wbuf_.size()) return;
@@ -670,7 +677,8 @@ void core::make_room(cost c) {
 
 // The write travels to its target (bus(), which books the DDR or reaches the device); the core
 // sees it complete when the interconnect acknowledges it (the region's write_ack_ns).
-void core::posted_write(const mem::region& r, addr_t a, const void* src, size_t len, cost c) {
+__attribute__((always_inline)) inline void core::posted_write(const mem::region& r, addr_t a, const void* src,
+                                                              size_t len, cost c) {
     make_room(c);
     bus(&r, tlm::TLM_WRITE_COMMAND, a, const_cast<void*>(src), len, qk_.get_local_time());
     const sc_time done = now() + write_ack_[static_cast<size_t>(&r - map_.regions().data())];

@@ -214,6 +214,7 @@ private:
     // An access through the map; `r` the region the caller decoded for it (in range), or nullptr.
     sc_core::sc_time bus(const mem::region* r, tlm::tlm_command cmd, addr_t a, void* data, size_t len,
                          sc_core::sc_time delay);
+    [[noreturn]] void bus_error(addr_t a) const;  // bus()'s fault
     void uncached_read(const mem::region& r, addr_t a, void* dst, size_t len);
     void posted_write(const mem::region& r, addr_t a, const void* src, size_t len, cost c);
     void make_room(cost c);
