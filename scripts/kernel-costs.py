@@ -453,6 +453,25 @@ TAKES = {
         # sock_rfree: sk_forward_alloc reaches a page: sk_mem_reclaim (__sk_mem_reclaim inlined);
         # __sk_mem_reduce_allocated not under memory pressure
         "rfree_reclaim": (0x50,), "reduce_allocated": (0x70,),
+        # inet_gro_receive of a segment merged into the held skb: a linear skb (frag0 empty, so the
+        # header through skb_gro_header_slow's pskb_may_pull, which succeeds), IPv4 without options,
+        # not a fragment, header checksum valid, the held skb of the same flow (DF, atomic IDs),
+        # tcp4_gro_receive called (blr)
+        "inet_gro": (0x40, 0x70, 0x1b4, 0x1cc),
+        "tcp4_gro": (0x5c,),  # CHECKSUM_UNNECESSARY (the FEC's RX checksum): csum_cnt decremented
+        # tcp_gro_receive: both headers through skb_gro_header_slow, the held skb's ports match,
+        # nothing to flush (same ACK and options, in sequence, within the MSS), skb_gro_receive merges
+        "tcp_gro": (0x44, 0x70, 0x25c, 0xc4),
+        # skb_gro_receive: the segment's head is linear (headlen > offset) and a page fragment
+        # (head_frag): stolen into the held skb's frags; no frag_list (lp == p)
+        "skb_gro": (0xe0, 0x1dc),
+        # tcp_event_data_recv: a GRO skb (gso_size), len >= rcv_mss, no PSH, the receiver RTT sample
+        # not due (rcv_nxt before rtt_seq), ato set, ECN off, len >= 128: tcp_grow_window
+        "event_data_recv": (0x48, 0x94, 0xe0, 0x160, 0x124),
+        # netif_receive_skb_list_internal of the one skb gro_normal_one flushed (a GRO skb is more than
+        # gro_normal_batch segments): not deferred for an RX timestamp, no RPS, no pfmemalloc switch
+        # in __netif_receive_skb_list, so __netif_receive_skb_list_core once
+        "rx_list": (0x98, 0x174, 0x1e4, 0x234),
         # __netif_receive_skb_core: not pfmemalloc, no taps (ptype_all lists empty), no VLAN tag, no
         # rx_handler, ip_packet_type found in ptype_base (pt_prev set), no zerocopy frags
         "rx_core": (0xec, 0x708, 0x808, 0x100, 0x1f8, 0x30c, 0x3f4, 0x478, 0x524),
@@ -626,11 +645,12 @@ SPEC = {
                                     note="an skb GRO passes up at once (GRO_NORMAL: UDP, no UDP GRO socket): "
                                          "dev_gro_receive calls inet's gro_receive, which flushes it; "
                                          "gro_normal_one queues it for the batch"),
-    "netif_receive_skb_core": dict(parts=[Part(V, "netif_receive_skb_list_internal"),
+    "netif_receive_skb_core": dict(parts=[Part(V, "netif_receive_skb_list_internal", take="rx_list",
+                                               need=("__netif_receive_skb_list_core", "skb_defer_rx_timestamp")),
                                           Part(V, "__netif_receive_skb_core.constprop.0", take="rx_core",
                                                avoid=("kfree_skb_reason",))],
-                                   note="the skb delivered to ip_packet_type: no taps, no rx_handler, no VLAN "
-                                        "(netif_receive_skb_list_internal walks its layout)"),
+                                   note="the skb delivered to ip_packet_type: no taps, no rx_handler, no VLAN; "
+                                        "netif_receive_skb_list_internal with one skb on the list"),
     "do_xdp_generic": dict(parts=[Part(V, "do_xdp_generic"), Part(V, "bpf_prog_run_generic_xdp", loop="call")]),
     "ip_rcv": dict(parts=[Part(V, "ip_rcv"), Part(V, "ip_rcv_core")]),
     "ip_rcv_finish": dict(parts=[Part(V, "ip_rcv_finish"), Part(V, "ip_rcv_finish_core.constprop.0")]),
@@ -661,8 +681,13 @@ SPEC = {
                                                 avoid=("memcpy", "swap_buffer"), **XMIT)]),
     "fec_enet_txq_submit_frag": dict(parts=[Part(F, "fec_enet_start_xmit", "fec_enet_txq_submit_frag_skb", loop="body", take="xmit_frags")]),
     # TCP receive path (net/ipv4/tcp_input.c, tcp_output.c, tcp.c, tcp_offload.c, net/core/gro.c)
-    "inet_gro_receive": dict(parts=[Part(V, "inet_gro_receive"), Part(V, "tcp4_gro_receive"), Part(V, "tcp_gro_receive"),
-                                    Part(V, "skb_gro_receive")],
+    "inet_gro_receive": dict(parts=[Part(V, "inet_gro_receive", take="inet_gro", avoid=("__pskb_pull_tail",)),
+                                    Part(V, "tcp4_gro_receive", take="tcp4_gro",
+                                         avoid=("csum_tcpudp_nofold", "__skb_gro_checksum_complete"),
+                                         need=("tcp_gro_receive",)),
+                                    Part(V, "tcp_gro_receive", take="tcp_gro", need=("skb_gro_receive",),
+                                         avoid=("__pskb_pull_tail",)),
+                                    Part(V, "skb_gro_receive", take="skb_gro")],
                              note="per segment: the IPv4 and TCP GRO callbacks and the merge into the held skb"),
     "napi_gro_complete": dict(parts=[Part(V, "napi_gro_complete.constprop.0"), Part(V, "inet_gro_complete"),
                                      Part(V, "tcp4_gro_complete"), Part(V, "tcp_gro_complete")]),
@@ -695,7 +720,10 @@ SPEC = {
                                          "tcp_queue_rcv and tcp_event_data_recv charged apart)"),
     "tcp_queue_rcv": dict(parts=[Part(V, "tcp_queue_rcv", take="queue_rcv", need=("tcp_try_coalesce",))],
                           note="not coalesced into the queue's tail: __skb_queue_tail, skb_set_owner_r (the charge)"),
-    "tcp_event_data_recv": dict(parts=[Part(V, "tcp_event_data_recv")]),
+    "tcp_event_data_recv": dict(parts=[Part(V, "tcp_event_data_recv", take="event_data_recv", need=("tcp_grow_window",),
+                                            avoid=("__tcp_ecn_check_ce", "tcp_incr_quickack"))],
+                                note="a GRO skb of full segments, the RTT sample not due, the delayed-ACK timeout "
+                                     "updated, tcp_grow_window called (charged apart)"),
     "tcp_grow_window": dict(parts=[Part(V, "tcp_grow_window")]),
     "sk_mem_schedule": dict(parts=[Part(V, "tcp_try_rmem_schedule", take="try_rmem", need=("__sk_mem_schedule",)),
                                    Part(V, "__sk_mem_schedule", take="mem_schedule"),
@@ -787,7 +815,7 @@ REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_coll
             "pktgen_thread_worker", "pktgen_xmit", "netdev_start_xmit", "fill_packet_ipv4", "skb_unref",
             "netdev_alloc_skb", "page_frag_alloc", "page_frag_free", "prep_compound_page", "prep_compound_tail",
             "tcp_v4_rcv", "tcp_rcv_established", "tcp_rcv_established_slow", "tcp_data_queue_in_order",
-            "tcp_queue_rcv", "sk_mem_schedule", "sk_forced_mem_schedule", "sock_rfree", "sock_rfree_reclaim",
+            "tcp_queue_rcv", "tcp_event_data_recv", "inet_gro_receive", "sk_mem_schedule", "sk_forced_mem_schedule", "sock_rfree", "sock_rfree_reclaim",
             "netif_receive_skb_core", "napi_gro_receive",
             "napi_gro_receive_normal", "ip_queue_xmit",
             "dev_queue_xmit", "alloc_skb"},
