@@ -305,23 +305,26 @@ void core::touch(addr_t a, size_t len, bool write) {
     const mem::region& r = region_of(a, len);
     switch (r.attr) {
     case mem::mem_attr::normal_cacheable: cached_access(a, len, write); break;
-    case mem::mem_attr::normal_noncacheable:
-        for (size_t off = 0; off < len;) {
-            const size_t n = std::min<size_t>(len - off, p_.line_bytes - ((a + off) & (p_.line_bytes - 1)));
-            if (write) {  // rewrite the bytes memory holds: timing without changing data
-                functional(a + off, scratch_.data(), n, false);
-                ++stats_.uncached_writes;
-                posted_write(r, a + off, scratch_.data(), n, cost::uncached);
-            } else {
-                ++stats_.uncached_reads;
-                uncached_read(r, a + off, scratch_.data(), n);
-            }
-            off += n;
-        }
-        break;
+    case mem::mem_attr::normal_noncacheable: touch_uncached(r, a, len, write); break;
     case mem::mem_attr::device: fault("touch() of device memory (side effects) at", a);
     }
     maybe_sync();
+}
+
+// Out of touch()'s way: its loop made every (mostly cacheable) touch save and restore registers.
+__attribute__((noinline)) void core::touch_uncached(const mem::region& r, addr_t a, size_t len, bool write) {
+    for (size_t off = 0; off < len;) {
+        const size_t n = std::min<size_t>(len - off, p_.line_bytes - ((a + off) & (p_.line_bytes - 1)));
+        if (write) {  // rewrite the bytes memory holds: timing without changing data
+            functional(a + off, scratch_.data(), n, false);
+            ++stats_.uncached_writes;
+            posted_write(r, a + off, scratch_.data(), n, cost::uncached);
+        } else {
+            ++stats_.uncached_reads;
+            uncached_read(r, a + off, scratch_.data(), n);
+        }
+        off += n;
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -775,10 +778,15 @@ __attribute__((noinline)) void core::remember(fn_slot& slot, const char* functio
 }
 
 void core::leave() {
-    if (stack_.empty()) throw std::logic_error(std::string(name()) + ": leave() without enter()");
+    if (__builtin_expect(stack_.empty(), 0)) unbalanced_leave();
     cur_ = stack_.back();
     cur_time_ = fn_time_[cur_].data();
     stack_.pop_back();
+}
+
+// Out of leave()'s way: the message's strings made every call save and restore registers.
+[[noreturn]] __attribute__((noinline, cold)) void core::unbalanced_leave() const {
+    throw std::logic_error(std::string(name()) + ": leave() without enter()");
 }
 
 std::vector<core::function_profile> core::profile() const {

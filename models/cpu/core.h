@@ -216,6 +216,7 @@ private:
                          sc_core::sc_time delay);
     [[noreturn]] void bus_error(addr_t a) const;  // bus()'s fault
     void uncached_read(const mem::region& r, addr_t a, void* dst, size_t len);
+    void touch_uncached(const mem::region& r, addr_t a, size_t len, bool write);
     void posted_write(const mem::region& r, addr_t a, const void* src, size_t len, cost c);
     void make_room(cost c);
 
@@ -365,6 +366,7 @@ private:
     };
     std::array<fn_slot, 256> fn_cache_{};
     void remember(fn_slot& slot, const char* function);  // enter()'s miss in fn_cache_
+    [[noreturn]] void unbalanced_leave() const;             // leave()'s fault
     // Time by function and category; a category's total is the sum over functions (the same
     // integer picoseconds), so a charge adds once, to the current function's row.
     std::vector<std::array<sc_core::sc_time, cost_count>> fn_time_;
