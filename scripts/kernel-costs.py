@@ -191,7 +191,8 @@ def target_of(insn):
 
 
 def kind(insn, arch):
-    """'cond', 'jump', 'ret' or None for a plain instruction (calls are plain: the callee has its own key)."""
+    """'cond', 'jump', 'ret', 'cond_ret' (an ARM conditional return: plain unless the walk takes it) or
+    None for a plain instruction (calls are plain: the callee has its own key)."""
     mn = insn.mn
     if arch == "arm64":
         if A64_COND.match(mn):
@@ -205,8 +206,10 @@ def kind(insn, arch):
         return "cond"
     if mn in ("b", "b.w", "b.n"):
         return "jump"
+    if re.match(r"^bx(eq|ne|cs|cc|mi|pl|hi|ls|ge|lt|gt|le)$", mn) and insn.ops.startswith("lr"):
+        return "cond_ret"
     if mn == "bx" or (mn.startswith(("pop", "ldm")) and "pc" in insn.ops):  # return, or tail call via bx
-        return "ret" if not re.match(r"^(pop|ldm\w*)(eq|ne|cs|cc|mi|pl|hi|ls|ge|lt|gt|le)", mn) else None
+        return "ret" if not re.match(r"^(pop|ldm\w*)(eq|ne|cs|cc|mi|pl|hi|ls|ge|lt|gt|le)", mn) else "cond_ret"
     if re.match(r"^ldr\w*$", mn) and insn.ops.startswith("pc,"):
         return "ret"
     return None
@@ -257,7 +260,7 @@ def walk(insns, arch, start, end, take=(), follow=False, rotated=False):
         if pc - start in tables:  # an ARM jump table, ldr pc, [pc, rN, lsl #2]: entry N
             pc = int(at[pc + 8 + 4 * tables[pc - start]].ops.split()[0], 16)
             continue
-        if k == "ret":
+        if k == "ret" or (k == "cond_ret" and pc - start in take):
             break
         if k == "jump":
             if t is None or not (start <= t < end):
@@ -452,7 +455,7 @@ TAKES = {
         "try_rmem": (0x5c, 0x90), "mem_schedule": (0x44,), "raise_allocated": (0x8c, 0xcc),
         # sock_rfree: sk_forward_alloc reaches a page: sk_mem_reclaim (__sk_mem_reclaim inlined);
         # __sk_mem_reduce_allocated not under memory pressure
-        "rfree_reclaim": (0x50,), "reduce_allocated": (0x70,),
+        "rfree": (), "rfree_reclaim": (0x50,), "reduce_allocated": (0x70,),
         # inet_gro_receive of a segment merged into the held skb: a linear skb (frag0 empty, so the
         # header through skb_gro_header_slow's pskb_may_pull, which succeeds), IPv4 without options,
         # not a fragment, header checksum valid, the held skb of the same flow (DF, atomic IDs),
@@ -513,6 +516,22 @@ TAKES = {
         # dma_map/unmap_page_attrs: no dma_range_map; the sync branch unless DMA_ATTR_SKIP_CPU_SYNC
         "map": (0x108,), "map_skip": (), "unmap": (0x4c, 0x14c, 0x104, 0x11c), "unmap_skip": (0x4c,),
         "netdev_frag": (0x30, 0x94),  # __netdev_alloc_skb: a page_frag head, softirq context (irqs on)
+        # the TCP receive path, steered as on arm64 (see there): header prediction, aligned timestamps,
+        # PAWS, data, csum_valid, truesize within (or beyond: slow) sk_forward_alloc, ts not stored,
+        # no tsecr to measure, noref dst, ack_seq == snd_una
+        "rcv_est": (0x70, 0x344, 0x460, 0x500, 0x530, 0x72c, 0x540, 0x620, 0x680),
+        "rcv_est_slow": (0x70, 0x344, 0x460, 0x500, 0x528, 0x1cc, 0x2bc),
+        "ack_slow": (0xdc, 0x110, 0xdd4, 0x180, 0x220, 0x23c, 0x270, 0x2ac, 0xd70, 0xda4),
+        "in_ack_event": (0x18,),  # bxeq lr: no in_ack_event callback
+        "data_queue_in_order": (0x50, 0x3b0, 0xb4, 0x410, 0x428, 0x758, 0x760),
+        "queue_rcv": (0x28, 0x110, 0x7c, 0x124),
+        "try_rmem": (0x4c, 0x74), "mem_schedule": (), "raise_allocated": (0x88,),
+        # sock_rfree: bxlt lr below a page; else the reclaim's tail call to __sk_mem_reduce_allocated,
+        # which returns at popeq when not under memory pressure
+        "rfree": (0x68,), "rfree_reclaim": (), "reduce_allocated": (0x68,),
+        # GRO of a segment merged into its flow's held skb, as on arm64
+        "inet_gro": (0x28, 0x64, 0x1d0), "tcp4_gro": (0x4c,), "tcp_gro": (0x2c, 0x5c, 0xac), "skb_gro": (0xd0, 0x184),
+        "event_data_recv": (0x9c, 0xfc, 0x188),  # ... ending in a tail call to tcp_grow_window
     },
 }
 RX_NAPI = dict(take="rx_napi")
@@ -734,7 +753,7 @@ SPEC = {
     "sk_forced_mem_schedule": dict(parts=[Part(V, "sk_forced_mem_schedule",
                                                avoid=("mem_cgroup_charge_skmem", "proto_memory_pcpu_drain"))],
                                    note="the first skb of an empty receive queue: sk_forward_alloc raised by whole pages"),
-    "sock_rfree": dict(parts=[Part(V, "sock_rfree", avoid=("__sk_mem_reduce_allocated",))],
+    "sock_rfree": dict(parts=[Part(V, "sock_rfree", take="rfree", avoid=("__sk_mem_reduce_allocated",))],
                        note="the reader's uncharge (sk_rmem_alloc, sk_forward_alloc) below a page: no reclaim"),
     "sock_rfree_reclaim": dict(parts=[Part(V, "sock_rfree", take="rfree_reclaim", need=("__sk_mem_reduce_allocated",)),
                                       Part(V, "__sk_mem_reduce_allocated", take="reduce_allocated",
@@ -826,7 +845,10 @@ REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_coll
                       "fec_enet_txq_xmit_frame", "fec_txq_trigger_xmit", "fec_enet_start_xmit", "netdev_alloc_skb",
                       "fec_enet_txq_submit_skb", "dcache_by_line_op", "dcache_by_line_iter", "dma_sync_single",
                       "dma_map_single", "dma_unmap_single", "dma_unmap_single_from_device", "dma_map_single_skip_sync",
-                      "dma_unmap_single_skip_sync"}}
+                      "dma_unmap_single_skip_sync", "tcp_rcv_established", "tcp_rcv_established_slow",
+                      "tcp_data_queue_in_order", "tcp_queue_rcv", "sk_mem_schedule", "sk_forced_mem_schedule",
+                      "sock_rfree", "sock_rfree_reclaim", "inet_gro_receive",
+                      "tcp_event_data_recv"}}
 for _k in ("xdp_prog_pass", "xdp_prog_drop", "xdp_prog_tx", "xdp_prog_parse", "xdp_prog_count",
            "xdp_prog_swap_macs", "xdp_prog_redirect"):
     SPEC[_k] = dict(estimate="a JITed XDP program: no package ships its JITed image")
@@ -872,6 +894,17 @@ SPEC_ARMHF = dict(SPEC, **{
     "copy_to_user_line": dict(parts=[Part(V, "__copy_to_user_std", loop="body")] * 2,
                               note="64 bytes: two iterations of the ARM copy loop (copy_template.S, 32 bytes each)"),
     "context_switch": dict(parts=[Part(V, "__schedule"), Part(V, "finish_task_switch.isra.0"), Part(V, "__switch_to")]),
+    "tcp_event_data_recv": dict(SPEC["tcp_event_data_recv"], parts=[
+        Part(V, "tcp_event_data_recv", take="event_data_recv", avoid=("__tcp_ecn_check_ce", "tcp_incr_quickack"))]),
+    # tcp4_gro_receive tail-calls tcp_gro_receive (b, not bl)
+    "inet_gro_receive": dict(SPEC["inet_gro_receive"], parts=[
+        Part(V, "tcp4_gro_receive", take="tcp4_gro", avoid=("csum_tcpudp_nofold", "__skb_gro_checksum_complete"))
+        if p.fn == "tcp4_gro_receive" else p for p in SPEC["inet_gro_receive"]["parts"]]),
+    # sock_rfree's reclaim ends in a tail call (b, not bl) to __sk_mem_reduce_allocated
+    "sock_rfree_reclaim": dict(parts=[Part(V, "sock_rfree", take="rfree_reclaim"),
+                                      Part(V, "__sk_mem_reduce_allocated", take="reduce_allocated",
+                                           avoid=("proto_memory_pcpu_drain", "mem_cgroup_uncharge_skmem"))],
+                               note=SPEC["sock_rfree_reclaim"]["note"]),
 })
 for _k in ("pktgen_thread_worker", "pktgen_xmit", "netdev_start_xmit", "fill_packet_ipv4", "skb_unref"):
     SPEC_ARMHF[_k] = dict(estimate="pktgen runs on the arm64 board peer only; its ARMv7 walk is not steered yet")
