@@ -475,6 +475,14 @@ TAKES = {
         # gro_normal_batch segments): not deferred for an RX timestamp, no RPS, no pfmemalloc switch
         # in __netif_receive_skb_list, so __netif_receive_skb_list_core once
         "rx_list": (0x98, 0x174, 0x1e4, 0x234),
+        # tcp_recvmsg: no control message, no inq hint asked; lock_sock_nested: the spinlock taken at once
+        # (LL/SC), the socket not owned by user; release_sock: no backlog, tcp_release_cb, nobody
+        # waiting on the lock
+        "recvmsg": (0x94, 0xf8), "lock_sock": (0xc4, 0xd8), "release_sock": (0x104, 0x58, 0x94),
+        # tcp_recvmsg_locked of a blocking read (no MSG_DONTWAIT / OOB / PEEK / WAITALL / TRUNC, no inq, no
+        # repair, no urgent data): the queue's skb in sequence, copied whole, eaten (sock_rfree,
+        # skb_attempt_defer_free); the walk counts one pass of the loop, then tcp_cleanup_rbuf
+        "recvmsg_locked": (0x6c, 0x90, 0x338, 0xbc, 0x104, 0x14c, 0x11c, 0x260, 0x52c),
         # __netif_receive_skb_core: not pfmemalloc, no taps (ptype_all lists empty), no VLAN tag, no
         # rx_handler, ip_packet_type found in ptype_base (pt_prev set), no zerocopy frags
         "rx_core": (0xec, 0x708, 0x808, 0x100, 0x1f8, 0x30c, 0x3f4, 0x478, 0x524),
@@ -787,8 +795,19 @@ SPEC = {
                                 "the driver's ndo_start_xmit (charged apart)"),
     "tcp_conn_request": dict(parts=[Part(V, "tcp_v4_conn_request"), Part(V, "tcp_conn_request")],
                              note="the SYN's request handling (once per connection; the SYN-ACK is charged as an ACK)"),
-    "tcp_recvmsg": dict(parts=[Part(V, "tcp_recvmsg"), Part(V, "tcp_recvmsg_locked"), Part(V, "lock_sock_nested"),
-                               Part(V, "release_sock")]),
+    "tcp_recvmsg": dict(parts=[Part(V, "tcp_recvmsg", take="recvmsg", avoid=("tcp_recv_timestamp",)),
+                               Part(V, "tcp_recvmsg_locked", take="recvmsg_locked", loop="call",
+                                    need=("skb_copy_datagram_iter", "sock_rfree", "tcp_cleanup_rbuf"),
+                                    avoid=("sk_wait_data", "__warn_printk")),
+                               Part(V, "lock_sock_nested", take="lock_sock",
+                                    avoid=("queued_spin_lock_slowpath", "__lock_sock")),
+                               Part(V, "release_sock", take="release_sock",
+                                    avoid=("queued_spin_lock_slowpath", "__release_sock", "__wake_up"))],
+                        note="a read: tcp_recvmsg (no cmsg, no inq hint), lock_sock and release_sock uncontended "
+                             "without backlog, tcp_recvmsg_locked around its loop (tcp_recvmsg_skb per skb)"),
+    "tcp_recvmsg_skb": dict(parts=[Part(V, "tcp_recvmsg_locked", take="recvmsg_locked", loop="body")],
+                            note="one pass of tcp_recvmsg_locked's loop: the queue's skb in sequence, copied whole "
+                                 "(skb_copy_datagram_iter charged apart), eaten (sock_rfree, skb_attempt_defer_free)"),
     "skb_copy_datagram_iter": dict(parts=[Part(V, "skb_copy_datagram_iter"), Part(V, "__skb_datagram_iter"),
                                           Part(V, "simple_copy_to_iter")]),
     "copy_to_user": dict(parts=[Part(V, "_copy_to_iter"), Part(V, "__arch_copy_to_user", loop="call", take="copy_large")],
@@ -834,7 +853,7 @@ REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_coll
             "pktgen_thread_worker", "pktgen_xmit", "netdev_start_xmit", "fill_packet_ipv4", "skb_unref",
             "netdev_alloc_skb", "page_frag_alloc", "page_frag_free", "prep_compound_page", "prep_compound_tail",
             "tcp_v4_rcv", "tcp_rcv_established", "tcp_rcv_established_slow", "tcp_data_queue_in_order",
-            "tcp_queue_rcv", "tcp_event_data_recv", "inet_gro_receive", "sk_mem_schedule", "sk_forced_mem_schedule", "sock_rfree", "sock_rfree_reclaim",
+            "tcp_queue_rcv", "tcp_event_data_recv", "inet_gro_receive", "tcp_recvmsg", "tcp_recvmsg_skb", "sk_mem_schedule", "sk_forced_mem_schedule", "sock_rfree", "sock_rfree_reclaim",
             "netif_receive_skb_core", "napi_gro_receive",
             "napi_gro_receive_normal", "ip_queue_xmit",
             "dev_queue_xmit", "alloc_skb"},

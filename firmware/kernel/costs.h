@@ -51,7 +51,7 @@ namespace fecsim::firmware {
     X(tcp_event_data_recv) X(tcp_grow_window) X(sk_mem_schedule) X(sk_forced_mem_schedule)            \
     X(sock_rfree) X(sock_rfree_reclaim)                                                               \
     X(tcp_ofo_queue) X(tcp_ack_snd_check) X(tcp_send_ack) X(alloc_skb) X(ip_queue_xmit)               \
-    X(dev_queue_xmit) X(tcp_conn_request) X(tcp_recvmsg) X(skb_copy_datagram_iter) X(copy_to_user)    \
+    X(dev_queue_xmit) X(tcp_conn_request) X(tcp_recvmsg) X(tcp_recvmsg_skb) X(skb_copy_datagram_iter) X(copy_to_user)    \
     X(copy_to_user_line) X(tcp_cleanup_rbuf) X(try_to_wake_up) X(context_switch)                      \
     X(arch_timer_handler) X(run_timer_softirq) X(tcp_delack_timer)                     \
     /* pktgen's send loop (the board peer) and the shared-skb unref */                                \

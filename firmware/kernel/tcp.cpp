@@ -39,6 +39,7 @@ void tcp::tcp_recvmsg() {
     k_.core.touch(sk_.sim + 320, 64, false);  // sk_receive_queue, copied_seq
     uint32_t copied = 0;
     while (copied < p_.read_bytes && !sk_.receive_queue.empty()) {
+        k_.exec(path::tcp_recvmsg_skb);  // one pass of tcp_recvmsg_locked's loop
         sk_buff* skb = sk_.receive_queue.front();
         const uint32_t offset = sk_.copied_seq - skb->seq;
         const uint32_t used = std::min(skb->len - std::min(offset, skb->len), p_.read_bytes - copied);
