@@ -106,6 +106,17 @@ ROW = re.compile(r"^(\S+)\s+(\S+)\s+([\d,.]+|n/a)\s+(?:\[([\d,]+) - ([\d,]+)\]\s
                  r"(calibration|predict)$")
 
 
+# The axis label of a metric of `make table`, by its unit suffix.
+UNITS = {"_pps": "packets per second", "_mbps": "Mbit/s"}
+
+
+def unit_of(metric):
+    for suffix, label in UNITS.items():
+        if metric.endswith(suffix):
+            return label
+    return metric
+
+
 def plot_table(args):
     rows = []
     try:
@@ -119,7 +130,7 @@ def plot_table(args):
                     fail(f"{args.table}: line {n}: not a row of `make table`: {line!r}")
                 row, metric, sim, lo, hi, measured, _, kind = m.groups()
                 number = lambda text: float(text.replace(",", ""))
-                rows.append({"row": row, "sim": None if sim == "n/a" else number(sim),
+                rows.append({"row": row, "unit": unit_of(metric), "sim": None if sim == "n/a" else number(sim),
                              "band": (number(lo), number(hi)) if lo else None,
                              "measured": None if measured == "held out" else float(measured.replace(",", "")),
                              "kind": kind})
@@ -127,31 +138,37 @@ def plot_table(args):
         fail(f"{args.table}: {e.strerror}")
     if not rows:
         fail(f"{args.table}: no rows")
-    fig, ax = plt.subplots(figsize=(max(6.4, 0.45 * len(rows)), 4.2))
+    # One panel per unit (packet rates, TCP goodput), each on its own scale, in the table's order.
+    units = list(dict.fromkeys(r["unit"] for r in rows))
+    groups = [[r for r in rows if r["unit"] == u] for u in units]
+    fig, axes = plt.subplots(1, len(groups), figsize=(max(6.4, 0.45 * len(rows) + 1.2 * len(groups)), 4.2),
+                             gridspec_kw={"width_ratios": [len(g) for g in groups]}, squeeze=False)
     width = 0.4
-    for i, r in enumerate(rows):
-        colour = "tab:blue" if r["kind"] == "calibration" else "tab:orange"
-        if r["sim"] is not None:
-            ax.bar(i - width / 2, r["sim"], width, color=colour)
-        if r["measured"] is not None:
-            ax.bar(i + width / 2, r["measured"], width, color="tab:gray")
-        elif r["band"]:
-            ax.plot([i + width / 2] * 2, r["band"], color="tab:orange", linewidth=6, alpha=0.4, solid_capstyle="butt")
+    for ax, unit, group in zip(axes[0], units, groups):
+        for i, r in enumerate(group):
+            colour = "tab:blue" if r["kind"] == "calibration" else "tab:orange"
+            if r["sim"] is not None:
+                ax.bar(i - width / 2, r["sim"], width, color=colour)
+            if r["measured"] is not None:
+                ax.bar(i + width / 2, r["measured"], width, color="tab:gray")
+            elif r["band"]:
+                ax.plot([i + width / 2] * 2, r["band"], color="tab:orange", linewidth=6, alpha=0.4,
+                        solid_capstyle="butt")
+        top = max(max(r["sim"] or 0, r["measured"] or 0, *(r["band"] or ())) for r in group)
+        ax.set_ylim(0, top * 1.3)  # room for the legend above the bars
+        ax.set_xticks(range(len(group)))
+        ax.set_xticklabels([r["row"] for r in group], rotation=60, ha="right")
+        ax.set_ylabel(unit)
+        ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
+        ax.grid(True, axis="y", alpha=0.3)
     handles = [matplotlib.patches.Patch(color="tab:blue", label="simulated (calibration row)"),
                matplotlib.patches.Patch(color="tab:orange", label="simulated (prediction)"),
                matplotlib.patches.Patch(color="tab:gray", label="measured")]
     if any(r["band"] for r in rows):
         handles.append(matplotlib.patches.Patch(color="tab:orange", alpha=0.4,
                                                 label="prediction band (level parameter's plausible range)"))
-    top = max(max(r["sim"] or 0, r["measured"] or 0, *(r["band"] or ())) for r in rows)
-    ax.set_ylim(0, top * 1.3)  # room for the legend above the bars
-    ax.legend(handles=handles, fontsize=7, loc="upper center", ncol=2)
-    ax.set_xticks(range(len(rows)))
-    ax.set_xticklabels([r["row"] for r in rows], rotation=60, ha="right")
-    ax.set_ylabel("packets per second")
-    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
-    ax.grid(True, axis="y", alpha=0.3)
-    ax.set_title(args.title or "simulated vs measured (make table)")
+    axes[0][0].legend(handles=handles, fontsize=7, loc="upper center", ncol=2)
+    fig.suptitle(args.title or "simulated vs measured (make table)")
     save(fig, args.out)
 
 

@@ -209,7 +209,8 @@ TEST(sweep, runs_resumes_shards_and_collects) {
         << bad.err;
     write(d / "table.txt", "row  metric  simulated  band  measured  error  kind\n"
                            "E1-v4  rates.xdp_prog_pps  367,954  326,539  +12.7%  calibration\n"
-                           "E1-merged  rates.xdp_prog_pps  419,356  [419,356 - 642,204]  held out    predict\n");
+                           "E1-merged  rates.xdp_prog_pps  419,356  [419,356 - 642,204]  held out    predict\n"
+                           "E6-page_pool  rates.tcp_goodput_mbps  941  933  +0.9%  calibration\n");  // its own panel
     const outcome t = fecsim::test::shell(plot + " table " + (d / "table.txt").string() + " --out " + (d / "t").string());
     EXPECT_EQ(t.status, 0) << t.err;
     EXPECT_TRUE(fs::exists(d / "t.png") && fs::exists(d / "t.svg"));
