@@ -4,14 +4,6 @@
 
 namespace fecsim {
 
-void activity::prune() {
-    const sc_core::sc_time& now = sim_time();
-    while (!heap_.empty() && heap_.front() < now) {
-        std::pop_heap(heap_.begin(), heap_.end(), later{});
-        heap_.pop_back();
-    }
-}
-
 activity& activity::shared() {
     // Models of an abandoned simulation (fresh_simulation) never notify again: their record goes.
     static std::unique_ptr<activity> record;
@@ -19,7 +11,7 @@ activity& activity::shared() {
     sc_core::sc_simcontext* current = sc_core::sc_get_curr_simcontext();
     if (current != context) {
         record = std::make_unique<activity>();
-        record->heap_.push_back(sc_core::SC_ZERO_TIME);
+        record->times_.push_back(sc_core::SC_ZERO_TIME);
         context = current;
     }
     return *record;

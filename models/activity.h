@@ -3,9 +3,9 @@
 // (models/cpu/core.h, docs/performance.md "Cross-board lookahead").
 //
 // Every timed notification of a model goes through a timed_event, which notes the notified
-// time in the record of the board the model belongs to. The record is a min-heap of noted times,
-// pruned lazily: an entry of an event later cancelled or re-notified stays until SystemC time
-// passes it, which only makes next() earlier (more syncs), never later.
+// time in the record of the board the model belongs to. The record keeps the noted times in
+// order, pruned lazily: an entry of an event later cancelled or re-notified stays until SystemC
+// time passes it, which only makes next() earlier (more syncs), never later.
 #pragma once
 
 #include "models/sim_time.h"
@@ -13,6 +13,7 @@
 #include <systemc>
 
 #include <algorithm>
+#include <utility>
 #include <cstdint>
 #include <vector>
 
@@ -38,30 +39,30 @@ public:
     // sc_max_time() is a library call; the cores' syncs and decisions read it often.
     static inline const sc_core::sc_time never = sc_core::sc_max_time();
 
-    // Pruned by next() (each core's decision reads every record), not here: notes outnumber them.
+    // Latest first, so that the earliest is at the back: a record holds a handful of times (its
+    // board's engines, links and interrupts), and a note moves past the few earlier than it.
+    // Pruned here too, so that a record nobody reads (tests without cores) stays that small.
     void note(const sc_core::sc_time& at) {
-        heap_.push_back(at);
-        std::push_heap(heap_.begin(), heap_.end(), later{});
+        drop_past();
+        times_.push_back(at);
+        for (size_t i = times_.size() - 1; i > 0 && times_[i - 1] < at; --i) std::swap(times_[i - 1], times_[i]);
     }
     // The board's core synced and waits until `at`; sc_max_time() once it runs again (its own
-    // wake-up is then past, which an entry in the heap could not tell until SystemC time moves).
+    // wake-up is then past, which a noted time could not tell until SystemC time moves).
     void core_waits_until(const sc_core::sc_time& at) { core_wake_ = at; }
-    // The earliest noted time not before SystemC time; sc_max_time() when there is none. Inline:
-    // each decision of a core reads every record, and most reads find nothing to prune.
+    // The earliest noted time not before SystemC time; sc_max_time() when there is none.
     sc_core::sc_time next() {
-        if (!heap_.empty() && heap_.front() < sim_time()) prune();
-        return heap_.empty() || core_wake_ < heap_.front() ? core_wake_ : heap_.front();
+        drop_past();
+        return times_.empty() || core_wake_ < times_.back() ? core_wake_ : times_.back();
     }
-    size_t size() const { return heap_.size(); }
+    size_t size() const { return times_.size(); }
 
 private:
-    // A type, not a function: the heap operations inline the compare (a function pointer is
-    // called for every step of them).
-    struct later {
-        bool operator()(const sc_core::sc_time& a, const sc_core::sc_time& b) const { return a > b; }
-    };
-    void prune();  // drops the entries before SystemC time (activity.cpp)
-    std::vector<sc_core::sc_time> heap_;
+    void drop_past() {
+        const sc_core::sc_time& now = sim_time();
+        while (!times_.empty() && times_.back() < now) times_.pop_back();
+    }
+    std::vector<sc_core::sc_time> times_;  // noted times, latest first
     sc_core::sc_time core_wake_ = sc_core::sc_max_time();
 };
 

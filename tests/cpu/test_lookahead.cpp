@@ -9,6 +9,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 namespace fecsim {
 namespace {
 
@@ -38,6 +41,36 @@ TEST(activity, next_is_the_earliest_noted_time_not_yet_past) {
     run_for(ns(200));
     EXPECT_EQ(a.next(), sc_core::sc_max_time());
     EXPECT_EQ(a.size(), 0u);  // pruned
+}
+
+// The record keeps its times in order rather than in a heap: its answers checked against the
+// earliest of every time ever noted that SystemC time has not passed (notes in any order, equal
+// times, times at and before the present, while time advances).
+TEST(activity, next_answers_as_a_scan_of_every_noted_time) {
+    fresh_simulation();
+    activity a;
+    std::vector<sc_time> all;
+    uint64_t x = 88172645463325252ull;  // xorshift64
+    auto rnd = [&](uint64_t n) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        return x % n;
+    };
+    size_t largest = 0;
+    for (int step = 0; step < 20000; ++step) {
+        if (rnd(4) == 0) run_for(ns(double(rnd(300))));
+        const sc_time now = sc_core::sc_time_stamp();
+        for (uint64_t k = rnd(4); k > 0; --k) {
+            const sc_time at = now + ns(double(rnd(8) == 0 ? rnd(5000) : rnd(600)));
+            a.note(at);
+            all.push_back(at);
+        }
+        sc_time earliest = sc_core::sc_max_time();
+        for (const sc_time& t : all)
+            if (t >= now) earliest = std::min(earliest, t);
+        ASSERT_EQ(a.next(), earliest) << "step " << step;
+        largest = std::max(largest, a.size());
+    }
+    EXPECT_GT(largest, 10u);  // the record held many times at once
 }
 
 TEST(activity, a_core_waiting_in_a_sync_is_pending_until_it_runs_again) {
