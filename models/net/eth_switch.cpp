@@ -253,7 +253,7 @@ void eth_switch::enqueue(size_t out, frame_ptr f, size_t ingress) {
         if (ahead) {
             const sc_time start = std::max({ready, ps.paused_until, ps.tx->tx_free_at()});
             ps.tx->send_at(std::move(f), start);
-            ps.sent.push_back({ready, start, n, ingress});
+            ps.sent.push_back({ready, start, n, ingress, {}, false});
         } else {
             ps.queue.push_back({std::move(f), ready, ingress});
         }
