@@ -295,13 +295,16 @@ def excluded(insn):
 class Part:
     """Instructions of one walk: of function `fn` in object `obj`, owned by `owner` (an inlined
     function, default the function itself), optionally only source lines `lines` of the owner,
-    and `loop` = "body" (once per iteration of the owner's loop) or "call" (the rest). `avoid`:
+    only the instructions at `offsets` from the entry ((first, last) ranges, all on the walk) or
+    all but those (`not_offsets`), and `loop` = "body" (once per iteration of the owner's loop) or
+    "call" (the rest). `avoid`:
     functions the modelled path never calls from the owner, `need`: functions it always calls; a
     walk that calls an avoided one or misses a needed one took the wrong branch, an error."""
 
     def __init__(self, obj, fn, owner=None, loop=None, lines=None, take=(), pick=0, follow=False, not_lines=None,
-                 group=None, rotated=False, avoid=None, need=None):
+                 group=None, rotated=False, avoid=None, need=None, offsets=None, not_offsets=None):
         self.obj, self.fn, self.owner, self.loop, self.lines, self.group = obj, fn, owner or fn, loop, lines, group
+        self.offsets, self.not_offsets = offsets, not_offsets
         self.rotated = rotated
         self.take, self.pick, self.follow, self.not_lines, self.avoid = take, pick, follow, not_lines, avoid
         self.need = need
@@ -349,6 +352,15 @@ class Counter:
         # the branch checks hold where this architecture's walk is steered (TAKES names the take)
         steered = not isinstance(p.take, str) or p.take in TAKES.get(self.arch, {})
         n, addrs, calls = 0, [], set()
+        entry = ranges[0][1]
+        spans = p.offsets or p.not_offsets or ()
+        walked = {i.addr - entry for i in path}
+        off_walk = [o for span in spans for o in span if o not in walked]
+        if off_walk:
+            die("%s: offsets %s are not on the walk: the layout moved, measure the spans anew"
+                % (p.fn, ", ".join("%#x" % o for o in off_walk)))
+        def in_spans(i):
+            return any(a <= i.addr - entry <= b for a, b in spans)
         for i, (name, line), loops in zip(path, owner, inloop):
             if name != p.owner or excluded(i):
                 continue
@@ -361,6 +373,8 @@ class Counter:
                 continue
             if p.not_lines and p.not_lines[0] <= line <= p.not_lines[1]:
                 continue
+            if (p.offsets and not in_spans(i)) or (p.not_offsets and in_spans(i)):
+                continue
             if p.loop and (name in loops) != (p.loop == "body"):
                 continue
             n += 1
@@ -372,7 +386,8 @@ class Counter:
         fn, start, end = ranges[0]
         return n, {"name": " + ".join(r[0] for r in ranges) + ("" if p.owner == p.fn else " > " + p.owner) +
                    ("" if not p.loop else " (loop %s)" % p.loop) +
-                   ("" if not p.lines else " (lines %d-%d)" % p.lines),
+                   ("" if not p.lines else " (lines %d-%d)" % p.lines) +
+                   ("" if not p.offsets else " (per skb)") + ("" if not p.not_offsets else " (per list)"),
                    "object": p.obj, "start": "%#x" % start, "end": "%#x" % end, "count": n}
 
 
@@ -556,6 +571,10 @@ IRQ = [Part(V, "el1h_64_irq", follow=True), Part(V, "el1h_64_irq_handler"), Part
 SYNC_DEV, SYNC_CPU = ("arch_sync_dma_for_device",), ("arch_sync_dma_for_cpu",)
 PP_SYNC, PP_MAP_CALLS = ("dma_sync_single_for_device",), ("dma_map_page_attrs", "dma_sync_single_for_device")
 RELEASE_HEAD = dict(take="release_head", avoid=("nf_conntrack_destroy", "__skb_ext_put"))
+# netif_receive_skb_list_internal (arm64): the offsets of one skb's pass of the timestamp loop
+# (skb_list_del_init, skb_defer_rx_timestamp, list_add_tail) and of __netif_receive_skb_list's
+# pfmemalloc loop; the branches back (4 instructions per skb after the first) are off the walk
+RX_LIST_SKB = ((0x68, 0x98), (0xd4, 0x10c), (0x168, 0x174), (0x1d4, 0x1e4))
 SKB_LINES = (1709, 1776)  # fec_enet_rx_queue: build_skb .. napi_gro_receive (the firmware's fec_enet_rx_skb)
 
 SPEC = {
@@ -672,12 +691,18 @@ SPEC = {
                                     note="an skb GRO passes up at once (GRO_NORMAL: UDP, no UDP GRO socket): "
                                          "dev_gro_receive calls inet's gro_receive, which flushes it; "
                                          "gro_normal_one queues it for the batch"),
-    "netif_receive_skb_core": dict(parts=[Part(V, "netif_receive_skb_list_internal", take="rx_list",
-                                               need=("__netif_receive_skb_list_core", "skb_defer_rx_timestamp")),
+    "netif_receive_skb_list_internal": dict(
+        parts=[Part(V, "netif_receive_skb_list_internal", take="rx_list", not_offsets=RX_LIST_SKB,
+                    need=("__netif_receive_skb_list_core",))],
+        note="per list gro_normal_list passes up: netif_receive_skb_list_internal without its two per-skb loops "
+             "(no RPS, no pfmemalloc switch: __netif_receive_skb_list_core once)"),
+    "netif_receive_skb_core": dict(parts=[Part(V, "netif_receive_skb_list_internal", take="rx_list", offsets=RX_LIST_SKB,
+                                               need=("skb_defer_rx_timestamp",)),
                                           Part(V, "__netif_receive_skb_core.constprop.0", take="rx_core",
                                                avoid=("kfree_skb_reason",))],
-                                   note="the skb delivered to ip_packet_type: no taps, no rx_handler, no VLAN; "
-                                        "netif_receive_skb_list_internal with one skb on the list"),
+                                   note="per skb of the list: an iteration of netif_receive_skb_list_internal's "
+                                        "timestamp loop and of __netif_receive_skb_list's pfmemalloc loop; the skb "
+                                        "delivered to ip_packet_type: no taps, no rx_handler, no VLAN"),
     "do_xdp_generic": dict(parts=[Part(V, "do_xdp_generic"), Part(V, "bpf_prog_run_generic_xdp", loop="call")]),
     "ip_rcv": dict(parts=[Part(V, "ip_rcv"), Part(V, "ip_rcv_core")]),
     "ip_rcv_finish": dict(parts=[Part(V, "ip_rcv_finish"), Part(V, "ip_rcv_finish_core.constprop.0")]),
@@ -854,7 +879,7 @@ REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_coll
             "netdev_alloc_skb", "page_frag_alloc", "page_frag_free", "prep_compound_page", "prep_compound_tail",
             "tcp_v4_rcv", "tcp_rcv_established", "tcp_rcv_established_slow", "tcp_data_queue_in_order",
             "tcp_queue_rcv", "tcp_event_data_recv", "inet_gro_receive", "tcp_recvmsg", "tcp_recvmsg_skb", "sk_mem_schedule", "sk_forced_mem_schedule", "sock_rfree", "sock_rfree_reclaim",
-            "netif_receive_skb_core", "napi_gro_receive",
+            "netif_receive_skb_list_internal", "netif_receive_skb_core", "napi_gro_receive",
             "napi_gro_receive_normal", "ip_queue_xmit",
             "dev_queue_xmit", "alloc_skb"},
             "armhf": {"fec_enet_interrupt", "fec_enet_collect_events", "fec_enet_rx_napi", "fec_enet_rx",
@@ -919,6 +944,14 @@ SPEC_ARMHF = dict(SPEC, **{
     "inet_gro_receive": dict(SPEC["inet_gro_receive"], parts=[
         Part(V, "tcp4_gro_receive", take="tcp4_gro", avoid=("csum_tcpudp_nofold", "__skb_gro_checksum_complete"))
         if p.fn == "tcp4_gro_receive" else p for p in SPEC["inet_gro_receive"]["parts"]]),
+    # netif_receive_skb_list_internal's layout walk closes the timestamp loop (and leaves
+    # __netif_receive_skb_list at the empty-list exit): its body is the per-skb part
+    "netif_receive_skb_list_internal": dict(SPEC["netif_receive_skb_list_internal"], parts=[
+        Part(V, "netif_receive_skb_list_internal", take="rx_list", loop="call")],
+        note="per list: netif_receive_skb_list_internal without its timestamp loop (layout walk)"),
+    "netif_receive_skb_core": dict(SPEC["netif_receive_skb_core"], parts=[
+        Part(V, "netif_receive_skb_list_internal", take="rx_list", loop="body")] + SPEC["netif_receive_skb_core"]["parts"][1:],
+        note="per skb: an iteration of netif_receive_skb_list_internal's timestamp loop, __netif_receive_skb_core"),
     # sock_rfree's reclaim ends in a tail call (b, not bl) to __sk_mem_reduce_allocated
     "sock_rfree_reclaim": dict(parts=[Part(V, "sock_rfree", take="rfree_reclaim"),
                                       Part(V, "__sk_mem_reduce_allocated", take="reduce_allocated",

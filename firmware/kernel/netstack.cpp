@@ -7,10 +7,11 @@ constexpr uint16_t ETH_P_IP = 0x0800;
 constexpr uint32_t tables_bytes = 2048;   // fib trie nodes, dst, udp hash slots, protocol ops
 constexpr uint32_t route_lines = 4;       // fib_lookup + dst (ip_rcv_finish / early demux)
 constexpr uint32_t udp_lookup_lines = 2;  // udp_table hash slot + socket match
+constexpr uint32_t gro_normal_batch = 8;  // net.core.gro_normal_batch (6.1's default)
 }  // namespace
 
 netstack::netstack(kernel& k, skb_allocator& skbs, xdp_core& xdp, timer_base& timers, const netstack_params& p)
-    : k_(k), skbs_(skbs), xdp_(xdp), p_(p), tcp_(k, skbs, timers, p.tcp), deliver_([this](sk_buff* s) { netif_receive_skb(s); }) {
+    : k_(k), skbs_(skbs), xdp_(xdp), p_(p), tcp_(k, skbs, timers, p.tcp), deliver_([this](sk_buff* s) { gro_normal_one(s, s->gso_segs); }) {
     tables_ = k_.kmalloc(tables_bytes);
     sock_ = k_.kmalloc(1024);
     user_buf_ = k_.pages.alloc_boot_page("the socket reader's buffer")->addr;
@@ -36,10 +37,30 @@ void netstack::napi_gro_receive(sk_buff* skb) {
     ++stats.received;
     k_.core.touch(skb->sim, 128, true);  // GRO control block, hash, network header offsets
     if (tcp_gro && tcp_.tcp_gro_receive(skb, deliver_)) return;
-    netif_receive_skb(skb);
+    gro_normal_one(skb, 1);  // GRO_NORMAL
 }
 
-void netstack::napi_gro_flush() { tcp_.napi_gro_flush(deliver_); }
+void netstack::napi_gro_flush() {
+    tcp_.napi_gro_flush(deliver_);
+    gro_normal_list();
+}
+
+void netstack::gro_normal_one(sk_buff* skb, uint32_t segs) {
+    rx_list_.push_back(skb);
+    rx_count_ += segs;
+    if (rx_count_ >= gro_normal_batch) gro_normal_list();
+}
+
+void netstack::gro_normal_list() {
+    if (rx_list_.empty()) return;
+    {
+        cpu::scope s(k_.core, "netif_receive_skb_list_internal");
+        k_.exec(path::netif_receive_skb_list_internal);
+    }
+    for (sk_buff* skb : rx_list_) netif_receive_skb(skb);  // nothing up the stack queues on rx_list_
+    rx_list_.clear();
+    rx_count_ = 0;
+}
 
 void netstack::netif_receive_skb(sk_buff* skb) {
     {

@@ -13,6 +13,7 @@
 #include "firmware/kernel/tcp.h"
 
 #include <deque>
+#include <vector>
 
 namespace fecsim::firmware {
 
@@ -42,7 +43,8 @@ public:
     uint16_t eth_type_trans(sk_buff* skb, net_device* dev);
     // napi_gro_receive and everything after it, down to the sink.
     void napi_gro_receive(sk_buff* skb);
-    // napi_gro_flush: the skbs GRO holds go up (at the end of every NAPI poll).
+    // The end of every NAPI poll (napi_complete_done, or __napi_poll when the budget is used up):
+    // napi_gro_flush sends up the skbs GRO holds, gro_normal_list the batch they join.
     void napi_gro_flush();
     // The user tasks: recvmsg on every queued UDP skb, the TCP reader (after the softirq work).
     void run_user_tasks();
@@ -55,6 +57,10 @@ public:
 
 private:
     bool do_xdp_generic(sk_buff* skb);
+    // gro_normal_one: `skb` (of `segs` segments) joins napi->rx_list; a full batch goes up.
+    void gro_normal_one(sk_buff* skb, uint32_t segs);
+    // gro_normal_list: netif_receive_skb_list_internal on the batch, each skb up the stack.
+    void gro_normal_list();
     void netif_receive_skb(sk_buff* skb);  // __netif_receive_skb_core and up
     void ip_rcv(sk_buff* skb);
     void udp_rcv(sk_buff* skb, uint32_t ihl);
@@ -69,6 +75,8 @@ private:
     addr_t sock_ = 0;         // struct sock of the receiving socket
     addr_t user_buf_ = 0;     // the reader's buffer
     std::deque<sk_buff*> sockq_;
+    std::vector<sk_buff*> rx_list_;  // napi->rx_list
+    uint32_t rx_count_ = 0;          // napi->rx_count: segments on rx_list_
     tcp tcp_;
     std::function<void(sk_buff*)> deliver_;
 };

@@ -409,6 +409,39 @@ TEST(fec_driver, gro_passes_udp_up_at_once_on_the_normal_walk) {
     EXPECT_EQ(five_frames(dearer("napi_gro_receive")), base);
 }
 
+// gro_normal_one batches what GRO passes up: a list goes up when it holds gro_normal_batch (8)
+// skbs, and at the end of the poll. 20 UDP frames in one poll: 8 + 8 + 4, so the list receive's
+// per-list part is charged 3 times, its per-skb part (with __netif_receive_skb_core) 20 times.
+TEST(fec_driver, gro_passes_udp_up_in_batches_of_eight) {
+    std::ifstream in(costs_path());
+    const nlohmann::json table = nlohmann::json::parse(in);
+    auto burst = [&](const std::string& dearer_key) {
+        nlohmann::json t = table;
+        if (!dearer_key.empty())
+            t["paths"][dearer_key]["instructions"] = t["paths"][dearer_key]["instructions"].get<uint64_t>() + 1000;
+        const std::string file = testing::TempDir() + "costs-batch-" + dearer_key + ".json";
+        std::ofstream(file) << t.dump();
+        uint64_t instructions = 0;
+        on_core_thread([&] {
+            rig r([&](system_params& p) {
+                p.xdp_prog = "pass";
+                p.costs_file = file;
+            });
+            r.boot();
+            r.core.c = {};
+            for (int i = 0; i < 20; ++i) ASSERT_TRUE(r.deliver(make_frame()));
+            r.irq();
+            EXPECT_EQ(r.fec().driver_stats().napi_polls, 1u);
+            EXPECT_EQ(r.sys->stack().stats.udp_no_socket, 20u);
+            instructions = r.core.c.instructions;
+        });
+        return instructions;
+    };
+    const uint64_t base = burst("");
+    EXPECT_EQ(burst("netif_receive_skb_list_internal"), base + 3 * 1000);
+    EXPECT_EQ(burst("netif_receive_skb_core"), base + 20 * 1000);
+}
+
 TEST(fec_driver, page_pool_no_recycle_releases_pages) {
     on_core_thread([] {
         rig r([](system_params& p) {

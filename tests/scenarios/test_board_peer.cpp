@@ -107,7 +107,10 @@ TEST(board_peer, e2_peer_receives_and_its_ip_layer_drops_what_is_not_its_own) {
     const json& g = r["generator"];
     // xdp2 swaps the MACs but not the addresses: the bounce is for 198.18.0.42, not the peer.
     EXPECT_GT(g["rx_frames"].get<uint64_t>(), 1000u);
-    EXPECT_EQ(g["stack"]["not_local"], g["stack"]["received"]);
+    // Every frame GRO received, but a batch (gro_normal_batch, 8) the run's end caught on its way up.
+    const uint64_t received = g["stack"]["received"], not_local = g["stack"]["not_local"];
+    EXPECT_LE(not_local, received);
+    EXPECT_LE(received - not_local, 8u);
     EXPECT_GT(g["stack"]["not_local"].get<uint64_t>(), 1000u);
     EXPECT_EQ(g["stack"]["udp_no_socket"], 0);
     EXPECT_GT(g["cpu"]["functions"]["napi_gro_receive"]["calls"].get<uint64_t>(), 0u);
