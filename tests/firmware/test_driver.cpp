@@ -19,6 +19,36 @@ void expect_pool_balanced(rig& r, uint64_t extra) {
     EXPECT_EQ(pool->inflight(), r.fec().rx_ring_size() + extra);
 }
 
+// The cost table with `key` 1000 instructions dearer, as a file the rig loads.
+std::string costs_with_dearer(const std::string& key) {
+    std::ifstream in(costs_path());
+    nlohmann::json t = nlohmann::json::parse(in);
+    t["paths"][key]["instructions"] = t["paths"][key]["instructions"].get<uint64_t>() + 1000;
+    const std::string file = testing::TempDir() + "costs-dearer-" + key + ".json";
+    std::ofstream(file) << t.dump();
+    return file;
+}
+
+// The core's instructions for `frames` UDP frames passed up the stack (XDP_PASS, no socket) in
+// one NAPI poll, with the cost table `costs`.
+uint64_t pass_instructions(const std::string& costs, int frames) {
+    uint64_t instructions = 0;
+    on_core_thread([&] {
+        rig r([&](system_params& p) {
+            p.xdp_prog = "pass";
+            p.costs_file = costs;
+        });
+        r.boot();
+        r.core.c = {};
+        for (int i = 0; i < frames; ++i) ASSERT_TRUE(r.deliver(make_frame()));
+        r.irq();
+        EXPECT_EQ(r.fec().driver_stats().napi_polls, 1u);
+        EXPECT_EQ(r.sys->stack().stats.udp_no_socket, uint64_t(frames));
+        instructions = r.core.c.instructions;
+    });
+    return instructions;
+}
+
 }  // namespace
 
 TEST(fec_driver, open_programs_the_mac_as_fec_restart) {
@@ -379,67 +409,18 @@ TEST(fec_driver, xdp_pass_goes_up_the_stack_and_recycles_full_length) {
 // GRO passes a UDP frame up at once: the GRO_NORMAL walk (napi_gro_receive_normal) is charged per
 // frame, the TCP merge's (napi_gro_receive) never. Two tables, each one key dearer by 1000.
 TEST(fec_driver, gro_passes_udp_up_at_once_on_the_normal_walk) {
-    std::ifstream in(costs_path());
-    const nlohmann::json table = nlohmann::json::parse(in);
-    auto dearer = [&](const std::string& key) {
-        nlohmann::json t = table;
-        t["paths"][key]["instructions"] = t["paths"][key]["instructions"].get<uint64_t>() + 1000;
-        const std::string file = testing::TempDir() + "costs-" + key + ".json";
-        std::ofstream(file) << t.dump();
-        return file;
-    };
-    auto five_frames = [](const std::string& costs) {
-        uint64_t instructions = 0;
-        on_core_thread([&] {
-            rig r([&](system_params& p) {
-                p.xdp_prog = "pass";
-                p.costs_file = costs;
-            });
-            r.boot();
-            r.core.c = {};
-            for (int i = 0; i < 5; ++i) ASSERT_TRUE(r.deliver(make_frame()));
-            r.irq();
-            EXPECT_EQ(r.sys->stack().stats.udp_no_socket, 5u);
-            instructions = r.core.c.instructions;
-        });
-        return instructions;
-    };
-    const uint64_t base = five_frames(costs_path());
-    EXPECT_EQ(five_frames(dearer("napi_gro_receive_normal")), base + 5 * 1000);
-    EXPECT_EQ(five_frames(dearer("napi_gro_receive")), base);
+    const uint64_t base = pass_instructions(costs_path(), 5);
+    EXPECT_EQ(pass_instructions(costs_with_dearer("napi_gro_receive_normal"), 5), base + 5 * 1000);
+    EXPECT_EQ(pass_instructions(costs_with_dearer("napi_gro_receive"), 5), base);
 }
 
 // gro_normal_one batches what GRO passes up: a list goes up when it holds gro_normal_batch (8)
 // skbs, and at the end of the poll. 20 UDP frames in one poll: 8 + 8 + 4, so the list receive's
 // per-list part is charged 3 times, its per-skb part (with __netif_receive_skb_core) 20 times.
 TEST(fec_driver, gro_passes_udp_up_in_batches_of_eight) {
-    std::ifstream in(costs_path());
-    const nlohmann::json table = nlohmann::json::parse(in);
-    auto burst = [&](const std::string& dearer_key) {
-        nlohmann::json t = table;
-        if (!dearer_key.empty())
-            t["paths"][dearer_key]["instructions"] = t["paths"][dearer_key]["instructions"].get<uint64_t>() + 1000;
-        const std::string file = testing::TempDir() + "costs-batch-" + dearer_key + ".json";
-        std::ofstream(file) << t.dump();
-        uint64_t instructions = 0;
-        on_core_thread([&] {
-            rig r([&](system_params& p) {
-                p.xdp_prog = "pass";
-                p.costs_file = file;
-            });
-            r.boot();
-            r.core.c = {};
-            for (int i = 0; i < 20; ++i) ASSERT_TRUE(r.deliver(make_frame()));
-            r.irq();
-            EXPECT_EQ(r.fec().driver_stats().napi_polls, 1u);
-            EXPECT_EQ(r.sys->stack().stats.udp_no_socket, 20u);
-            instructions = r.core.c.instructions;
-        });
-        return instructions;
-    };
-    const uint64_t base = burst("");
-    EXPECT_EQ(burst("netif_receive_skb_list_internal"), base + 3 * 1000);
-    EXPECT_EQ(burst("netif_receive_skb_core"), base + 20 * 1000);
+    const uint64_t base = pass_instructions(costs_path(), 20);
+    EXPECT_EQ(pass_instructions(costs_with_dearer("netif_receive_skb_list_internal"), 20), base + 3 * 1000);
+    EXPECT_EQ(pass_instructions(costs_with_dearer("netif_receive_skb_core"), 20), base + 20 * 1000);
 }
 
 TEST(fec_driver, page_pool_no_recycle_releases_pages) {
