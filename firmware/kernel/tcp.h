@@ -144,6 +144,7 @@ private:
     void tcp_cleanup_rbuf(uint32_t copied);
     void tcp_rcv_space_adjust();
     void tcp_eat_recv_skb(sk_buff* skb);
+    void skb_set_owner_r(const sk_buff* skb);
     void sock_rfree(const sk_buff* skb);
 
     uint32_t tcp_receive_window() const;

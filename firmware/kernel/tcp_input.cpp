@@ -373,6 +373,13 @@ void tcp::sk_mem_schedule(const sk_buff* skb, bool forced) {
     ++stats.mem_schedules;
 }
 
+// skb_set_owner_r: a queued skb's truesize charged to the socket, from its forward allocation
+// (sock_rfree, its destructor, gives it back).
+void tcp::skb_set_owner_r(const sk_buff* skb) {
+    sk_.sk_rmem_alloc += skb->truesize;
+    sk_.sk_forward_alloc -= skb->truesize;
+}
+
 // sock_rfree (the destructor of every skb queued to the socket): sk_rmem_alloc and
 // sk_forward_alloc uncharged, and sk_mem_reclaim gives whole pages back to the protocol.
 void tcp::sock_rfree(const sk_buff* skb) {
@@ -393,8 +400,7 @@ void tcp::sock_rfree(const sk_buff* skb) {
 void tcp::tcp_queue_rcv(sk_buff* skb) {
     cpu::scope s(k_.core, "tcp_queue_rcv");
     k_.exec(path::tcp_queue_rcv);
-    sk_.sk_rmem_alloc += skb->truesize;
-    sk_.sk_forward_alloc -= skb->truesize;
+    skb_set_owner_r(skb);
     sk_.receive_queue.push_back(skb);
     sk_.rcv_nxt = skb->end_seq;
     k_.core.touch(skb->sim, 64, true);  // cb, destructor, list pointers
@@ -431,8 +437,7 @@ void tcp::tcp_data_queue_ofo(sk_buff* skb) {
         sk_.out_of_order_queue.erase(it);
     }
     ++stats.ofo_queued;
-    sk_.sk_rmem_alloc += skb->truesize;  // skb_set_owner_r
-    sk_.sk_forward_alloc -= skb->truesize;
+    skb_set_owner_r(skb);
     sk_.out_of_order_queue[skb->seq] = skb;
     sk_.last_ofo_seq = skb->seq;
     k_.core.touch(sk_.sim + 384, 64, true);  // out_of_order_queue root, ooo_last_skb
