@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Runs rows of scripts/published.tsv and prints simulated vs measured.
 
-Prediction rows are also run at both ends of their platform's level-parameter range
-(scripts/bands.tsv) and printed as "value [low - high]". Runs go in parallel.
+Prediction rows are also run with every uncertain parameter of their platform at the low end of
+its plausible range and with every one at the high end (scripts/bands.tsv) and printed as
+"value [low - high]". Runs go in parallel.
 Usage: headline.py FECSIM [EXPERIMENT | all]   (default: the E1 experiment)
 """
 import concurrent.futures as cf
@@ -36,7 +37,9 @@ def run(fecsim, experiment, sets, metric, tmp):
 def main():
     fecsim = sys.argv[1]
     which = sys.argv[2] if len(sys.argv) > 2 else "configs/experiments/imx8mp-xdp-tx.json"
-    bands = {p: (key, float(lo), float(hi)) for p, key, lo, hi in table("bands.tsv")}
+    ranges = {}  # platform -> [(key, low, high)]
+    for platform, key, lo, hi in table("bands.tsv"):
+        ranges.setdefault(platform, []).append((key, lo, hi))
     rows = [r for r in table("published.tsv") if which == "all" or r[1] == which]
     with tempfile.TemporaryDirectory() as tmp, cf.ThreadPoolExecutor(os.cpu_count() or 1) as pool:
         jobs = []
@@ -44,9 +47,11 @@ def main():
             sets = [] if sets == "-" else sets.split()
             main_run = pool.submit(run, fecsim, exp, sets, metric, tmp)
             ends = []
-            if kind == "predict":  # held out or kept for comparison: the band of the level parameter
-                key, lo, hi = bands[json.load(open(exp))["platform"]]
-                ends = [pool.submit(run, fecsim, exp, sets + [f"{key}={v}"], metric, tmp) for v in (lo, hi)]
+            if kind == "predict":  # held out or kept for comparison: the band of the uncertain parameters
+                params = ranges[json.load(open(exp))["platform"]]
+                for end in (1, 2):  # every parameter at its low end, then every one at its high end
+                    corner = [f"{p[0]}={p[end]}" for p in params]
+                    ends.append(pool.submit(run, fecsim, exp, sets + corner, metric, tmp))
             jobs.append((rid, metric, measured, kind, main_run, ends))
         print(f"{'row':<22} {'metric':<22} {'simulated':>12} {'band':>21} {'measured':>12} {'error':>8}  kind")
         for rid, metric, measured, kind, main_run, ends in jobs:

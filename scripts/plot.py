@@ -7,8 +7,8 @@
       spans min..max.
   plot.py table TABLE.txt [--out PREFIX]
       from what `make table` printed: simulated vs measured per row. Prediction rows get the
-      band `make table` printed for them (the row run at both ends of its platform's
-      level-parameter range, scripts/bands.tsv).
+      band `make table` printed for them (the row run with its platform's uncertain parameters
+      at the low ends of their plausible ranges and at the high ends, scripts/bands.tsv).
 """
 import argparse
 import json
@@ -166,7 +166,7 @@ def plot_table(args):
                matplotlib.patches.Patch(color="tab:gray", label="measured")]
     if any(r["band"] for r in rows):
         handles.append(matplotlib.patches.Patch(color="tab:orange", alpha=0.4,
-                                                label="prediction band (level parameter's plausible range)"))
+                                                label="prediction band (uncertain parameters' plausible ranges)"))
     axes[0][0].legend(handles=handles, fontsize=7, loc="upper center", ncol=2)
     fig.suptitle(args.title or "simulated vs measured (make table)")
     save(fig, args.out)
