@@ -72,6 +72,10 @@ void board_peer::connect(net::eth_tx& tx) { board_->fec0().attach_wire(tx); }
 
 void board_peer::frame_arrived(net::frame_ptr f) { board_->fec0().frame_arrived(std::move(f)); }
 
+bool board_peer::frame_arriving(net::frame_ptr& f, const sc_core::sc_time& at) {
+    return board_->fec0().frame_arriving(f, at);
+}
+
 void board_peer::reset_stats() {
     board_->reset_stats();
     window_start_ = sc_core::sc_time_stamp();

@@ -108,6 +108,7 @@ enet::enet(sc_core::sc_module_name name, const enet_params& p, activity& board)
     method(tx_ev_, &enet::tx_method, "tx_method");
     method(irq_ev_, &enet::irq_method, "irq_method");
     method(fc_ev_, &enet::fc_method, "fc_method");
+    method(arrival_ev_, &enet::arrival_method, "arrival_method");
 }
 
 // ------------------------------------------------------------------------------------------
@@ -231,6 +232,8 @@ void enet::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
     uint32_t v = 0;
     bool ok = false;
     access_delay_ = delay;  // every effect happens at the access's annotated time: now()
+    const bool sees_arrivals = off < enet_window_bytes && reads_or_sets_reception(uint32_t(off), gp.is_write());
+    if (sees_arrivals) take_arrivals(now());
     if (off < enet_window_bytes) {
         if (gp.is_read()) {
             ok = regs_.read(uint32_t(off), v);
@@ -238,6 +241,12 @@ void enet::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
         } else if (gp.is_write()) {
             std::memcpy(&v, gp.get_data_ptr(), 4);
             ok = regs_.write(uint32_t(off), v);
+            // Frames taken early arrive after the write: it may have made one more than counted.
+            for (size_t i = 0; sees_arrivals && i < arriving_.size() && !arrivals_by_event_; ++i) {
+                if (only_counted(*arriving_[i].f)) continue;
+                arrivals_by_event_ = true;
+                arrival_ev_.notify(arriving_.front().at - sim_time());
+            }
         } else {
             ok = true;  // TLM_IGNORE_COMMAND
         }
@@ -249,6 +258,7 @@ void enet::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
 // Debug reads see register values without side effects; debug writes are refused.
 unsigned enet::transport_dbg(tlm::tlm_generic_payload& gp) {
     if (!gp.is_read() || gp.get_data_length() != 4 || gp.get_address() >= enet_window_bytes) return 0;
+    settle();
     uint32_t v = 0;
     if (!regs_.read(uint32_t(gp.get_address()), v)) return 0;
     std::memcpy(gp.get_data_ptr(), &v, 4);
@@ -472,6 +482,63 @@ mib_frame enet::describe(const net::frame& f, bool fcs_appended) const {
 }
 
 void enet::frame_arrived(net::frame_ptr f) {
+    take_arrivals(sim_time());
+    receive(std::move(f));
+}
+
+bool enet::frame_arriving(net::frame_ptr& f, const sc_time& at) {
+    take_arrivals(sim_time());
+    if (arrivals_by_event_ || !only_counted(*f)) return false;
+    arriving_.push_back({at, std::move(f)});
+    return true;
+}
+
+// What the MAC does with `f` if it arrived now changes nothing but counters (mac_receive: a runt,
+// or not a PAUSE frame the MAC acts on and refused by the address filter). Only register writes
+// change that (the core's, each of which takes the arrivals before it first). A disabled MAC
+// takes nothing early: the driver's open, which enables it, would hand every frame of the
+// warm-up's start to arrival_ev_ (a different process from the link's, so the same arrival
+// times but another order among processes due at the same instant).
+bool enet::only_counted(const net::frame& f) {
+    if (!enabled()) return false;
+    if (f.size() < net::min_frame_bytes) return true;
+    if ((regs_.get(RCR) & RCR_FCE) && net::pause_quanta(f) >= 0) return false;
+    bool miss = false;
+    return !address_accepted(f, miss);
+}
+
+// The registers a frame that is only counted reads or changes (mac_receive: its counters, the
+// enable, the filter's settings and addresses): the only accesses that must see frames taken
+// early that have arrived by their time, or may change what becomes of those still to arrive.
+bool enet::reads_or_sets_reception(uint32_t off, bool write) {
+    if (off == MIBC || (off >= MIB_FIRST && off <= MIB_LAST)) return true;
+    if (!write) return false;
+    switch (off) {
+    case ECR: case RCR: case PALR: case PAUR: case IAUR: case IALR: case GAUR: case GALR: return true;
+    default: return false;
+    }
+}
+
+// Receives the frames taken early that have arrived by `upto`, with the registers as they were
+// then (every register write takes them first). Those handed to arrival_ev_ wait for it.
+void enet::take_arrivals(const sc_time& upto) {
+    while (!arrivals_by_event_ && !arriving_.empty() && arriving_.front().at <= upto)
+        receive(arriving_.pop_front().f);
+}
+
+// The statistics readers are const: receiving the frames that have arrived by now changes what
+// they read exactly as the link's delivery at their arrival would have.
+void enet::settle() const { const_cast<enet*>(this)->take_arrivals(sim_time()); }
+
+void enet::arrival_method() {
+    sim_stats::count_event();
+    const sc_time now = sim_time();
+    while (!arriving_.empty() && arriving_.front().at <= now) receive(arriving_.pop_front().f);
+    if (arriving_.empty()) arrivals_by_event_ = false;
+    else arrival_ev_.notify(arriving_.front().at - now);
+}
+
+void enet::receive(net::frame_ptr f) {
     ++stats_.rx_arrived;
     if (!enabled()) {
         ++stats_.rx_disabled_drops;
@@ -1023,6 +1090,7 @@ void enet::tx_schedule() {
 // ------------------------------------------------------------------------------------------
 
 void enet::reset_stats() {
+    take_arrivals(sim_time());
     stats_ = enet_stats{};
     mib_base_ = mib_.snapshot();
     tx_pause_.reset_window(sim_time());
@@ -1037,6 +1105,7 @@ size_t enet::tx_in_flight() const {
 }
 
 ledger enet::rx_ledger() const {
+    settle();
     const enet_stats& s = stats_;
     return {s.rx_in_flight_start, s.rx_arrived, s.rx_frames,
             {{"disabled", s.rx_disabled_drops}, {"filtered", s.rx_filtered}, {"pause", s.rx_pause_consumed},
@@ -1052,6 +1121,7 @@ ledger enet::tx_ledger() const {
 }
 
 void enet::report(nlohmann::json& out) const {
+    settle();
     mib_.report(out["mib"], mib_base_);
     out["rx_fifo_overflow_drops"] = stats_.rx_fifo_overflow_drops;
     out["rx_descriptor_waits"] = stats_.rx_descriptor_waits;

@@ -17,6 +17,7 @@
 #include "models/fec/reg_table.h"
 #include "models/net/eth_port.h"
 #include "models/net/mac_control.h"
+#include "models/net/ring.h"
 #include "models/sim_time.h"
 
 #include <nlohmann/json.hpp>
@@ -130,14 +131,25 @@ public:
     // The link end this MAC transmits into; frames from the link arrive via frame_arrived.
     void attach_wire(net::eth_tx& tx) { wire_ = &tx; }
     void frame_arrived(net::frame_ptr f) override;
+    // Takes a frame at its sending when what the MAC does with it at its arrival changes nothing
+    // but counters (enabled, and a runt, or refused by the address filter and no PAUSE frame the
+    // MAC acts on): it is counted when anything could see the counters, without a
+    // delivery event (docs/models/fec.md, "Frames taken early").
+    bool frame_arriving(net::frame_ptr& f, const sc_core::sc_time& at) override;
 
     const enet_params& params() const { return p_; }
-    const enet_stats& stats() const { return stats_; }
+    const enet_stats& stats() const {
+        settle();
+        return stats_;
+    }
     // The RX descriptor the DMA engine fills next on ring q, and whether it found it not empty
     // since the last RDAR write (the ring is full): the ring's occupancy, with the driver's index.
     uint64_t rx_next_descriptor(unsigned q) const { return rx_ptr_[q]; }
     bool rx_starved(unsigned q) const { return rx_starved_[q]; }
-    uint32_t mib_counter(uint32_t offset) const { return mib_.read(offset); }
+    uint32_t mib_counter(uint32_t offset) const {
+        settle();
+        return mib_.read(offset);
+    }
     // Clears the model statistics (e.g. after warm-up); the MMIO-visible MIB is left alone.
     // Starts a measurement window: clears the model counters and remembers the MIB (which
     // software sees unchanged).
@@ -190,6 +202,12 @@ private:
     size_t tx_in_flight() const;
     unsigned classify(const net::frame& f);
     bool address_accepted(const net::frame& f, bool& miss);
+    void receive(net::frame_ptr f);
+    bool only_counted(const net::frame& f);
+    static bool reads_or_sets_reception(uint32_t off, bool write);
+    void take_arrivals(const sc_core::sc_time& upto);
+    void settle() const;
+    void arrival_method();
     void handle_pause_frame(const net::frame& f);
 
     // ---- transmit --------------------------------------------------------------------------
@@ -254,6 +272,17 @@ private:
     std::array<bool, max_queues> rx_halted_{}, rx_starved_{};
     std::vector<uint8_t> rx_scratch_;
     timed_event rx_ev_;
+    // Frames taken at their sending (frame_arriving), in arrival order, received once anything
+    // could see their counters: a register access, a statistics read, the next frame. A register
+    // write that makes one of them more than counted (its address now accepted, say) hands them
+    // all to arrival_ev_, which receives each at its arrival time as the link would have.
+    struct arriving {
+        sc_core::sc_time at;
+        net::frame_ptr f;
+    };
+    net::ring<arriving> arriving_;
+    bool arrivals_by_event_ = false;
+    timed_event arrival_ev_;
 
     // TX
     std::vector<tx_entry> tx_q_;     // circular, capacity tx_prefetch_frames + 2

@@ -868,6 +868,82 @@ TEST(enet, address_filter_and_promiscuous_mode) {
     });
 }
 
+// A frame the address filter refuses changes nothing but counters: the MAC takes it when it is
+// sent (frame_arriving), without a delivery event, and counts it at its arrival time, as a frame
+// the link delivers then. A frame it accepts, or a PAUSE frame it acts on, is left to the link.
+TEST(enet, frames_the_filter_refuses_are_taken_early_and_counted_at_their_arrival) {
+    fresh_simulation();
+    run_bench([](bench& b) {
+        b.restart(4, 2, RACC_SHIFT16, RCR_FCE);
+        const uint8_t other[6] = {0x02, 0, 0, 0, 0, 0x33};
+        auto offer = [&](const std::vector<uint8_t>& bytes, const sc_time& at) {
+            net::frame_ptr f = net::frame_pool::instance().get(bytes.size());
+            std::copy(bytes.begin(), bytes.end(), f->bytes.begin());
+            net::append_fcs(*f);
+            const bool taken = b.dut.frame_arriving(f, sc_core::sc_time_stamp() + at);
+            EXPECT_EQ(taken, f == nullptr);
+            return taken;
+        };
+        const uint64_t e0 = sim_stats::kernel_events;
+        EXPECT_FALSE(offer(make_frame(64, dut_mac, 1), us1));
+        const uint8_t pause_dst[6] = {0x01, 0x80, 0xC2, 0x00, 0x00, 0x01};
+        std::vector<uint8_t> pause = make_frame(64, pause_dst, 0, net::ethertype_mac_control);
+        pause[14] = 0, pause[15] = 1;  // opcode PAUSE
+        EXPECT_FALSE(offer(pause, us1));
+        ASSERT_TRUE(offer(make_frame(64, other, 2), us1));
+        ASSERT_TRUE(offer(make_frame(100, other, 3), 2 * us1));
+        EXPECT_EQ(b.dut.stats().rx_arrived, 0u);
+        uint32_t packets = 0;
+        // A register read annotated at the first arrival sees it counted.
+        EXPECT_EQ(b.cpu.transport(tlm::TLM_READ_COMMAND, fec_base + RMON_R_PACKETS, &packets, 4, us1).status,
+                  tlm::TLM_OK_RESPONSE);
+        EXPECT_EQ(packets, 1u);
+        wait(us1);
+        EXPECT_EQ(b.dut.stats().rx_filtered, 1u);
+        wait(us1);
+        EXPECT_EQ(b.dut.stats().rx_arrived, 2u);
+        EXPECT_EQ(b.dut.stats().rx_filtered, 2u);
+        EXPECT_EQ(b.rd(RMON_R_PACKETS), 2u);
+        EXPECT_EQ(b.rd(RMON_R_P65TO127), 1u);
+        EXPECT_EQ(b.dut.stats().rx_frames, 0u);
+        EXPECT_EQ(sim_stats::kernel_events, e0);  // no event of the MAC's
+    });
+}
+
+// The invariant the early take rests on: only a register write can make a frame taken early more
+// than counted. A write that does (RCR.PROM here) hands the frames still to arrive to the MAC's
+// own event: the frame is received at its arrival time, with the same timing as a frame the link
+// delivers then.
+TEST(enet, a_register_write_that_accepts_a_frame_taken_early_receives_it_at_its_arrival) {
+    fresh_simulation();
+    run_bench([](bench& b) {
+        b.restart(4, 2);
+        b.wr(EIMR, FEC_ENET_RXF);
+        const uint8_t other[6] = {0x02, 0, 0, 0, 0, 0x33};
+        net::frame_ptr f = net::frame_pool::instance().get(60);
+        const auto bytes = make_frame(64, other, 1);
+        std::copy(bytes.begin(), bytes.end(), f->bytes.begin());
+        net::append_fcs(*f);
+        const sc_time arrival = sc_core::sc_time_stamp() + 2 * us1;
+        ASSERT_TRUE(b.dut.frame_arriving(f, arrival));
+        b.wr_at(RCR, b.rd(RCR) | RCR_PROM, us1);  // before the arrival: the frame is now accepted
+        wait(5 * us1);
+        EXPECT_EQ(b.dut.stats().rx_frames, 1u);
+        EXPECT_EQ(b.dut.stats().rx_filtered, 0u);
+        EXPECT_TRUE(b.read_bd(rx_ring_addr).sc & BD_ENET_RX_MISS);
+        ASSERT_EQ(b.irq_rises[0].size(), 1u);
+        const sc_time taken_early = b.irq_rises[0][0] - arrival;
+        // The same frame delivered at its arrival.
+        b.wr(EIR, FEC_ENET_RXF);
+        const sc_time arrival2 = sc_core::sc_time_stamp();
+        b.inject(make_frame(64, other, 1));
+        wait(5 * us1);
+        ASSERT_EQ(b.irq_rises[0].size(), 2u);
+        EXPECT_EQ(b.irq_rises[0][1] - arrival2, taken_early);
+        EXPECT_EQ(b.dut.stats().rx_frames, 2u);
+    });
+}
+
 TEST(enet, tx_inserts_checksums_when_asked) {
     fresh_simulation();
     run_bench([](bench& b) {
