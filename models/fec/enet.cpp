@@ -496,9 +496,8 @@ bool enet::frame_arriving(net::frame_ptr& f, const sc_time& at) {
 // What the MAC does with `f` if it arrived now changes nothing but counters (mac_receive: a runt,
 // or not a PAUSE frame the MAC acts on and refused by the address filter). Only register writes
 // change that (the core's, each of which takes the arrivals before it first). A disabled MAC
-// takes nothing early: the driver's open, which enables it, would hand every frame of the
-// warm-up's start to arrival_ev_ (a different process from the link's, so the same arrival
-// times but another order among processes due at the same instant).
+// takes nothing early: the driver's open, which enables it, is a posted write, and the frames
+// arriving between the core's time and the write's would be received before it, not after.
 bool enet::only_counted(const net::frame& f) {
     if (!enabled()) return false;
     if (f.size() < net::min_frame_bytes) return true;

@@ -273,9 +273,9 @@ private:
     std::vector<uint8_t> rx_scratch_;
     timed_event rx_ev_;
     // Frames taken at their sending (frame_arriving), in arrival order, received once anything
-    // could see their counters: a register access, a statistics read, the next frame. A register
-    // write that makes one of them more than counted (its address now accepted, say) hands them
-    // all to arrival_ev_, which receives each at its arrival time as the link would have.
+    // could see their counters: an access to a reception register, a statistics read, the next
+    // frame. A register write that makes one of them more than counted (its address now
+    // accepted, say) hands them all to arrival_ev_, which receives each at its arrival time.
     struct arriving {
         sc_core::sc_time at;
         net::frame_ptr f;
