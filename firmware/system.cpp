@@ -283,6 +283,8 @@ void linux_system::report(nlohmann::json& out) const {
                   {"out_of_window", t.out_of_window}, {"no_socket", t.no_socket}, {"connections", t.connections},
                   {"gro_merged", t.gro_merged}, {"gro_flushes", t.gro_flushes}, {"prunes", t.prunes}, {"fast_path", t.fast_path},
                   {"slow_path", t.slow_path}, {"mem_schedules", t.mem_schedules}, {"mem_reclaims", t.mem_reclaims},
+                  {"grow_no_room", t.grow_no_room}, {"grow_advmss", t.grow_advmss}, {"grow_scaled", t.grow_scaled},
+                  {"grow_none", t.grow_none}, {"grow_halvings", t.grow_halvings},
                   {"rcvbuf", sk.sk_rcvbuf}, {"rcv_wscale", sk.rcv_wscale}};
     dut["packets"] = packets();
 }

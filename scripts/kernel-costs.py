@@ -296,15 +296,15 @@ class Part:
     """Instructions of one walk: of function `fn` in object `obj`, owned by `owner` (an inlined
     function, default the function itself), optionally only source lines `lines` of the owner,
     only the instructions at `offsets` from the entry ((first, last) ranges, all on the walk) or
-    all but those (`not_offsets`), and `loop` = "body" (once per iteration of the owner's loop) or
-    "call" (the rest). `avoid`:
+    all but those (`not_offsets`; `label` names the part they make), and `loop` = "body" (once per
+    iteration of the owner's loop) or "call" (the rest). `avoid`:
     functions the modelled path never calls from the owner, `need`: functions it always calls; a
     walk that calls an avoided one or misses a needed one took the wrong branch, an error."""
 
     def __init__(self, obj, fn, owner=None, loop=None, lines=None, take=(), pick=0, follow=False, not_lines=None,
-                 group=None, rotated=False, avoid=None, need=None, offsets=None, not_offsets=None):
+                 group=None, rotated=False, avoid=None, need=None, offsets=None, not_offsets=None, label=None):
         self.obj, self.fn, self.owner, self.loop, self.lines, self.group = obj, fn, owner or fn, loop, lines, group
-        self.offsets, self.not_offsets = offsets, not_offsets
+        self.offsets, self.not_offsets, self.label = offsets, not_offsets, label
         self.rotated = rotated
         self.take, self.pick, self.follow, self.not_lines, self.avoid = take, pick, follow, not_lines, avoid
         self.need = need
@@ -387,7 +387,7 @@ class Counter:
         return n, {"name": " + ".join(r[0] for r in ranges) + ("" if p.owner == p.fn else " > " + p.owner) +
                    ("" if not p.loop else " (loop %s)" % p.loop) +
                    ("" if not p.lines else " (lines %d-%d)" % p.lines) +
-                   ("" if not p.offsets else " (per skb)") + ("" if not p.not_offsets else " (per list)"),
+                   ("" if not p.label else " (%s)" % p.label),
                    "object": p.obj, "start": "%#x" % start, "end": "%#x" % end, "count": n}
 
 
@@ -486,6 +486,13 @@ TAKES = {
         # tcp_event_data_recv: a GRO skb (gso_size), len >= rcv_mss, no PSH, the receiver RTT sample
         # not due (rcv_nxt before rtt_seq), ato set, ECN off, len >= 128: tcp_grow_window
         "event_data_recv": (0x48, 0x94, 0xe0, 0x160, 0x124),
+        # tcp_grow_window: no room left (0x54) returns; else no memory pressure, tcp_event_data_recv's adjust
+        # (0x7c) with linear data in the skb (0x150: truesize_adjust keeps the truesize), and check #2 passes
+        # (incr = 2 * advmss) or fails (0xa4): __tcp_grow_window finds the increment at its first test (0x1b4
+        # into the loop, 0x1dc back to the update), or none (rcv_ssthresh above tcp_rmem[2]'s window: no
+        # pass of the loop), or halves truesize and window once more per pass (0x1d0)
+        "grow_no_room": (0x54,), "grow_window": (0x7c, 0x150), "grow_scaled": (0x7c, 0x150, 0xa4, 0x1b4, 0x1dc),
+        "grow_none": (0x7c, 0x150, 0xa4), "grow_halve": (0x7c, 0x150, 0xa4, 0x1b4, 0x1d0),
         # netif_receive_skb_list_internal of the one skb gro_normal_one flushed (a GRO skb is more than
         # gro_normal_batch segments): not deferred for an RX timestamp, no RPS, no pfmemalloc switch
         # in __netif_receive_skb_list, so __netif_receive_skb_list_core once
@@ -555,6 +562,8 @@ TAKES = {
         # GRO of a segment merged into its flow's held skb, as on arm64
         "inet_gro": (0x28, 0x64, 0x1d0), "tcp4_gro": (0x4c,), "tcp_gro": (0x2c, 0x5c, 0xac), "skb_gro": (0xd0, 0x184),
         "event_data_recv": (0x9c, 0xfc, 0x188),  # ... ending in a tail call to tcp_grow_window
+        "grow_no_room": (0x54,), "grow_window": (0x7c, 0x15c), "grow_scaled": (0x7c, 0x15c, 0x9c, 0x1b8),
+        "grow_none": (0x7c, 0x15c, 0x9c), "grow_halve": (0x7c, 0x15c, 0x9c, 0x1b8, 0x1d4),
     },
 }
 RX_NAPI = dict(take="rx_napi")
@@ -575,7 +584,36 @@ RELEASE_HEAD = dict(take="release_head", avoid=("nf_conntrack_destroy", "__skb_e
 # (skb_list_del_init, skb_defer_rx_timestamp, list_add_tail) and of __netif_receive_skb_list's
 # pfmemalloc loop; the branches back (4 instructions per skb after the first) are off the walk
 RX_LIST_SKB = ((0x68, 0x98), (0xd4, 0x10c), (0x168, 0x174), (0x1d4, 0x1e4))
+# tcp_grow_window: truesize_adjust's test of the skb's linear data, run when the caller asks to adjust
+GROW_ADJUST = {"arm64": ((0x148, 0x150),), "armhf": ((0x154, 0x15c),)}
 SKB_LINES = (1709, 1776)  # fec_enet_rx_queue: build_skb .. napi_gro_receive (the firmware's fec_enet_rx_skb)
+
+
+def grow_window_keys(adjust):
+    """tcp_grow_window by branch; `adjust`: the offsets of truesize_adjust's test (charged apart)."""
+    return {
+        "tcp_grow_window": dict(parts=[Part(V, "tcp_grow_window", take="grow_window", not_offsets=adjust,
+                                            label="without the adjust test")],
+                                note="room left, no memory pressure, the truesize test (check #2) passes: "
+                                     "rcv_ssthresh raised by max(2 * advmss, 2 * len) within the room"),
+        "tcp_grow_window_no_room": dict(parts=[Part(V, "tcp_grow_window", take="grow_no_room")],
+                                        note="no room: min(window_clamp, tcp_space) is not above rcv_ssthresh"),
+        "tcp_grow_window_scaled": dict(parts=[Part(V, "tcp_grow_window", take="grow_scaled", not_offsets=adjust,
+                                                   label="without the adjust test")],
+                                       note="room left, the truesize test fails: __tcp_grow_window (inlined) finds "
+                                            "the increment, 2 * rcv_mss, at its first test; rcv_ssthresh raised"),
+        "tcp_grow_window_none": dict(parts=[Part(V, "tcp_grow_window", take="grow_none", not_offsets=adjust,
+                                                 label="without the adjust test")],
+                                     note="room left, the truesize test fails, and __tcp_grow_window (inlined) finds "
+                                          "no increment: rcv_ssthresh is above half tcp_rmem[2]'s window"),
+        "tcp_grow_window_halve": dict(parts=[Part(V, "tcp_grow_window", take="grow_halve", loop="body")],
+                                      note="a further pass of __tcp_grow_window's loop: truesize and window halved"),
+        "tcp_grow_window_adjust": dict(parts=[Part(V, "tcp_grow_window", take="grow_window", offsets=adjust,
+                                                   label="the adjust test")],
+                                       note="truesize_adjust's test when the caller adjusts (tcp_event_data_recv): "
+                                            "the skb has linear data, the truesize is kept"),
+    }
+
 
 SPEC = {
     "generic_handle_irq": dict(parts=IRQ, note="EL1 IRQ vector entry/exit, GICv3 acknowledge/EOI, irq domain lookup, fasteoi flow, action dispatch"),
@@ -692,11 +730,11 @@ SPEC = {
                                          "dev_gro_receive calls inet's gro_receive, which flushes it; "
                                          "gro_normal_one queues it for the batch"),
     "netif_receive_skb_list_internal": dict(
-        parts=[Part(V, "netif_receive_skb_list_internal", take="rx_list", not_offsets=RX_LIST_SKB,
+        parts=[Part(V, "netif_receive_skb_list_internal", take="rx_list", not_offsets=RX_LIST_SKB, label="per list",
                     need=("__netif_receive_skb_list_core",))],
         note="per list gro_normal_list passes up: netif_receive_skb_list_internal without its two per-skb loops "
              "(no RPS, no pfmemalloc switch: __netif_receive_skb_list_core once)"),
-    "netif_receive_skb_core": dict(parts=[Part(V, "netif_receive_skb_list_internal", take="rx_list", offsets=RX_LIST_SKB,
+    "netif_receive_skb_core": dict(parts=[Part(V, "netif_receive_skb_list_internal", take="rx_list", offsets=RX_LIST_SKB, label="per skb",
                                                need=("skb_defer_rx_timestamp",)),
                                           Part(V, "__netif_receive_skb_core.constprop.0", take="rx_core",
                                                avoid=("kfree_skb_reason",))],
@@ -776,7 +814,7 @@ SPEC = {
                                             avoid=("__tcp_ecn_check_ce", "tcp_incr_quickack"))],
                                 note="a GRO skb of full segments, the RTT sample not due, the delayed-ACK timeout "
                                      "updated, tcp_grow_window called (charged apart)"),
-    "tcp_grow_window": dict(parts=[Part(V, "tcp_grow_window")]),
+    **grow_window_keys(GROW_ADJUST["arm64"]),
     "sk_mem_schedule": dict(parts=[Part(V, "tcp_try_rmem_schedule", take="try_rmem", need=("__sk_mem_schedule",)),
                                    Part(V, "__sk_mem_schedule", take="mem_schedule"),
                                    Part(V, "__sk_mem_raise_allocated", take="raise_allocated",
@@ -866,6 +904,7 @@ SPEC = {
                       note="kfree_skb_reason returning at skb_unref: another reference remains"),
 }
 # keys whose walks were read with --trace and steered where the experiment leaves the layout
+GROW_KEYS = set(grow_window_keys(()))
 REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_collect_events", "fec_enet_rx_napi", "fec_enet_rx",
             "fec_enet_rx_queue", "fec_enet_rx_queue_bd", "fec_enet_rx_error", "fec_enet_update_cbd", "fec_enet_tx",
             "fec_enet_tx_queue", "fec_enet_tx_queue_bd", "fec_enet_rx_skb", "dma_sync_single", "dma_map_single",
@@ -881,7 +920,7 @@ REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_coll
             "tcp_queue_rcv", "tcp_event_data_recv", "inet_gro_receive", "tcp_recvmsg", "tcp_recvmsg_skb", "sk_mem_schedule", "sk_forced_mem_schedule", "sock_rfree", "sock_rfree_reclaim",
             "netif_receive_skb_list_internal", "netif_receive_skb_core", "napi_gro_receive",
             "napi_gro_receive_normal", "ip_queue_xmit",
-            "dev_queue_xmit", "alloc_skb"},
+            "dev_queue_xmit", "alloc_skb"} | GROW_KEYS,
             "armhf": {"fec_enet_interrupt", "fec_enet_collect_events", "fec_enet_rx_napi", "fec_enet_rx",
                       "fec_enet_rx_queue", "fec_enet_rx_queue_bd", "fec_enet_rx_error", "fec_enet_update_cbd",
                       "fec_enet_tx", "fec_enet_tx_queue", "fec_enet_tx_queue_bd", "fec_enet_rx_skb",
@@ -892,7 +931,7 @@ REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_coll
                       "dma_unmap_single_skip_sync", "tcp_rcv_established", "tcp_rcv_established_slow",
                       "tcp_data_queue_in_order", "tcp_queue_rcv", "sk_mem_schedule", "sk_forced_mem_schedule",
                       "sock_rfree", "sock_rfree_reclaim", "inet_gro_receive",
-                      "tcp_event_data_recv"}}
+                      "tcp_event_data_recv"} | GROW_KEYS}
 for _k in ("xdp_prog_pass", "xdp_prog_drop", "xdp_prog_tx", "xdp_prog_parse", "xdp_prog_count",
            "xdp_prog_swap_macs", "xdp_prog_redirect"):
     SPEC[_k] = dict(estimate="a JITed XDP program: no package ships its JITed image")
@@ -904,7 +943,7 @@ ARM_SYNC_CPU = [Part(V, "arch_sync_dma_for_cpu"), Part(V, "__dma_page_dev_to_cpu
                 Part(V, "v7_dma_unmap_area")]
 ARM_SYNC_DEV = [Part(V, "arch_sync_dma_for_device"), Part(V, "__dma_page_cpu_to_dev"),
                 Part(V, "dma_cache_maint_page"), Part(V, "v7_dma_map_area")]
-SPEC_ARMHF = dict(SPEC, **{
+SPEC_ARMHF = dict(SPEC, **grow_window_keys(GROW_ADJUST["armhf"]), **{
     "generic_handle_irq": dict(parts=[
         Part(V, "__irq_svc"), Part(V, "generic_handle_arch_irq"), Part(V, "irq_enter"), Part(V, "irq_enter_rcu"),
         Part(V, "gic_handle_irq", pick="irq-gic.c"), Part(V, "generic_handle_domain_irq"),

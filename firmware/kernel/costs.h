@@ -48,7 +48,9 @@ namespace fecsim::firmware {
     /* TCP receive path, its ACKs, the reading task, timers */                                        \
     X(inet_gro_receive) X(napi_gro_complete) X(tcp_v4_rcv) X(tcp_rcv_established)                    \
     X(tcp_rcv_established_slow) X(tcp_data_queue) X(tcp_data_queue_in_order) X(tcp_queue_rcv)         \
-    X(tcp_event_data_recv) X(tcp_grow_window) X(sk_mem_schedule) X(sk_forced_mem_schedule)            \
+    X(tcp_event_data_recv) X(tcp_grow_window) X(tcp_grow_window_no_room) X(tcp_grow_window_scaled)     \
+    X(tcp_grow_window_none) X(tcp_grow_window_halve) X(tcp_grow_window_adjust)                        \
+    X(sk_mem_schedule) X(sk_forced_mem_schedule)                                                      \
     X(sock_rfree) X(sock_rfree_reclaim)                                                               \
     X(tcp_ofo_queue) X(tcp_ack_snd_check) X(tcp_send_ack) X(alloc_skb) X(ip_queue_xmit)               \
     X(dev_queue_xmit) X(tcp_conn_request) X(tcp_recvmsg) X(tcp_recvmsg_skb) X(skb_copy_datagram_iter) X(copy_to_user)    \

@@ -22,6 +22,8 @@ constexpr int MAX_SKB_FRAGS = 17;
 constexpr uint32_t ETH_HLEN = 14;
 
 inline uint32_t SKB_DATA_ALIGN(uint32_t x) { return (x + SMP_CACHE_BYTES - 1) & ~(SMP_CACHE_BYTES - 1); }
+// SKB_TRUESIZE: a buffer of `x` bytes with its sk_buff and skb_shared_info
+inline uint32_t SKB_TRUESIZE(uint32_t x) { return x + SKB_DATA_ALIGN(SIZEOF_SK_BUFF) + SKB_DATA_ALIGN(SIZEOF_SKB_SHARED_INFO); }
 
 enum class skb_head_kind { page, frag, kmalloc };
 

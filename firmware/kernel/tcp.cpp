@@ -10,7 +10,6 @@ namespace fecsim::firmware {
 namespace {
 constexpr uint32_t MAX_TCP_HEADER = 320;
 uint32_t tcp_win_from_space(uint64_t space) { return uint32_t(space - (space >> 1)); }
-uint32_t skb_truesize(uint32_t x) { return x + SKB_DATA_ALIGN(SIZEOF_SK_BUFF) + SKB_DATA_ALIGN(SIZEOF_SKB_SHARED_INFO); }
 }  // namespace
 
 // The reader (iperf -s) on the same core: scheduled in after the softirq, it reads until the
@@ -130,7 +129,7 @@ void tcp::tcp_rcv_space_adjust() {
             uint64_t rcvwin = (uint64_t(copied) << 1) + 16 * sk_.advmss;
             const uint64_t grow = rcvwin * (copied - sk_.space) / std::max<uint32_t>(sk_.space, 1);
             rcvwin += grow << 1;
-            uint32_t rcvmem = skb_truesize(sk_.advmss + MAX_TCP_HEADER);
+            uint32_t rcvmem = SKB_TRUESIZE(sk_.advmss + MAX_TCP_HEADER);
             while (tcp_win_from_space(rcvmem) < sk_.advmss) rcvmem += 128;
             rcvwin /= sk_.advmss;
             const int64_t rcvbuf = int64_t(std::min<uint64_t>(rcvwin * rcvmem, p_.rmem_max));

@@ -39,7 +39,14 @@ struct tcp_stats {
     uint64_t no_socket = 0, connections = 0, gro_merged = 0, gro_flushes = 0, prunes = 0;
     // tcp_rcv_established's data segments by path, and the socket memory accounting's page moves
     uint64_t fast_path = 0, slow_path = 0, mem_schedules = 0, mem_reclaims = 0;
+    // tcp_grow_window's calls by branch: no room; the truesize test passing (2 * advmss); failing, with
+    // __tcp_grow_window finding an increment (2 * rcv_mss) or none; and its loop's further passes
+    uint64_t grow_no_room = 0, grow_advmss = 0, grow_scaled = 0, grow_none = 0, grow_halvings = 0;
 };
+
+// truesize_adjust (6.1): an skb without linear data (its payload all in frags) is judged without
+// its head's overhead, SKB_TRUESIZE(skb_end_offset), unless that leaves less than its length.
+uint32_t truesize_adjust(bool adjust, const sk_buff& skb);
 
 // A TCP header as parsed from a segment in simulated memory.
 struct tcp_hdr {
@@ -124,7 +131,8 @@ private:
     void sk_mem_schedule(const sk_buff* skb, bool forced);
     void tcp_queue_rcv(sk_buff* skb);
     void tcp_event_data_recv(const sk_buff* skb);
-    void tcp_grow_window(const sk_buff* skb);
+    void tcp_grow_window(const sk_buff* skb, bool adjust);
+    uint32_t __tcp_grow_window(const sk_buff* skb, uint32_t truesize);
     void tcp_rcv_rtt_measure();
     void tcp_incr_quickack(unsigned max_quickacks);
     void __tcp_ack_snd_check(bool ofo_possible);

@@ -437,6 +437,7 @@ void tcp::tcp_data_queue_ofo(sk_buff* skb) {
         sk_.out_of_order_queue.erase(it);
     }
     ++stats.ofo_queued;
+    if (sk_.sack_ok) tcp_grow_window(skb, false);  // without SACK the window stays, to force DUPACKs
     skb_set_owner_r(skb);
     sk_.out_of_order_queue[skb->seq] = skb;
     sk_.last_ofo_seq = skb->seq;
@@ -495,7 +496,7 @@ void tcp::tcp_event_data_recv(const sk_buff* skb) {
         else if (m > TCP_RTO_MIN) tcp_incr_quickack(TCP_MAX_QUICKACKS);
     }
     sk_.lrcvtime = now;
-    if (skb->len >= 128) tcp_grow_window(skb);
+    if (skb->len >= 128) tcp_grow_window(skb, true);
 }
 
 // tcp_rcv_rtt_measure (no timestamps needed): the time the sender took to fill one window.
@@ -510,31 +511,61 @@ void tcp::tcp_rcv_rtt_measure() {
     sk_.rtt_time = now;
 }
 
-void tcp::tcp_grow_window(const sk_buff* skb) {
+uint32_t truesize_adjust(bool adjust, const sk_buff& skb) {
+    uint32_t truesize = skb.truesize;
+    if (adjust && !skb.headlen()) {
+        truesize -= SKB_TRUESIZE(uint32_t(skb.end - skb.head));
+        if (int32_t(truesize) < int32_t(skb.len)) truesize = skb.truesize;  // a driver's bad truesize
+    }
+    return truesize;
+}
+
+namespace {
+uint64_t tcp_win_from_space(uint64_t space) { return space - (space >> 1); }  // tcp_adv_win_scale 1
+}  // namespace
+
+// tcp_grow_window: rcv_ssthresh, the window's cap, grows while the skbs' payload is a large enough
+// share of their truesize for the buffer to hold the window. Each branch charges its own walk.
+void tcp::tcp_grow_window(const sk_buff* skb, bool adjust) {
     cpu::scope s(k_.core, "tcp_grow_window");
-    k_.exec(path::tcp_grow_window);
     const int64_t room = int64_t(std::min(sk_.window_clamp, tcp_space())) - sk_.rcv_ssthresh;
-    if (room <= 0) return;
-    auto win_from_space = [](uint64_t space) { return space - (space >> 1); };  // tcp_adv_win_scale 1
+    if (room <= 0) {
+        k_.exec(path::tcp_grow_window_no_room);
+        ++stats.grow_no_room;
+        return;
+    }
+    if (adjust) k_.exec(path::tcp_grow_window_adjust);
+    const uint32_t truesize = truesize_adjust(adjust, *skb);
     uint32_t incr = 0;
-    if (win_from_space(skb->truesize) <= skb->len) {
+    if (tcp_win_from_space(truesize) <= skb->len) {  // check #2
+        k_.exec(path::tcp_grow_window);
+        ++stats.grow_advmss;
         incr = 2 * sk_.advmss;
-    } else {  // __tcp_grow_window
-        uint64_t truesize = win_from_space(skb->truesize) >> 1, window = win_from_space(p_.rmem_max) >> 1;
-        while (sk_.rcv_ssthresh <= window) {
-            if (truesize <= skb->len) {
-                incr = 2 * sk_.rcv_mss;
-                break;
-            }
-            truesize >>= 1;
-            window >>= 1;
-        }
+    } else {
+        incr = __tcp_grow_window(skb, truesize);
+        k_.exec(incr ? path::tcp_grow_window_scaled : path::tcp_grow_window_none);
+        ++(incr ? stats.grow_scaled : stats.grow_none);
     }
     if (incr) {
         incr = std::max(incr, 2 * skb->len);
         sk_.rcv_ssthresh += uint32_t(std::min<int64_t>(room, incr));
         sk_.ack_quick |= 1;
     }
+}
+
+// __tcp_grow_window (inlined): halve the skb's window share and the largest window until the
+// payload covers the share; 0 once the window fell below rcv_ssthresh. Its first pass is part of
+// the caller's walk (tcp_grow_window_scaled or _none); each halving charges one more pass.
+uint32_t tcp::__tcp_grow_window(const sk_buff* skb, uint32_t truesize) {
+    uint64_t share = tcp_win_from_space(truesize) >> 1, window = tcp_win_from_space(p_.rmem_max) >> 1;
+    while (sk_.rcv_ssthresh <= window) {
+        if (share <= skb->len) return 2 * sk_.rcv_mss;
+        share >>= 1;
+        window >>= 1;
+        k_.exec(path::tcp_grow_window_halve);
+        ++stats.grow_halvings;
+    }
+    return 0;
 }
 
 void tcp::__tcp_ack_snd_check(bool ofo_possible) {

@@ -10,8 +10,10 @@
 #include "tests/firmware/fake_core.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <exception>
+#include <fstream>
 #include <functional>
 
 namespace fecsim::test {
@@ -50,6 +52,16 @@ inline void on_core_thread(const std::function<void()>& body) {
 }
 
 inline std::string costs_path() { return std::string(FECSIM_SOURCE_CONFIG_DIR) + "/costs/linux-6.6.json"; }
+
+// The cost table with `key` 1000 instructions dearer, as a file the rig loads.
+inline std::string costs_with_dearer(const std::string& key) {
+    std::ifstream in(costs_path());
+    nlohmann::json t = nlohmann::json::parse(in);
+    t["paths"][key]["instructions"] = t["paths"][key]["instructions"].get<uint64_t>() + 1000;
+    const std::string file = testing::TempDir() + "costs-dearer-" + key + ".json";
+    std::ofstream(file) << t.dump();
+    return file;
+}
 
 inline system_params default_params() {
     system_params p;

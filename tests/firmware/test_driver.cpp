@@ -19,16 +19,6 @@ void expect_pool_balanced(rig& r, uint64_t extra) {
     EXPECT_EQ(pool->inflight(), r.fec().rx_ring_size() + extra);
 }
 
-// The cost table with `key` 1000 instructions dearer, as a file the rig loads.
-std::string costs_with_dearer(const std::string& key) {
-    std::ifstream in(costs_path());
-    nlohmann::json t = nlohmann::json::parse(in);
-    t["paths"][key]["instructions"] = t["paths"][key]["instructions"].get<uint64_t>() + 1000;
-    const std::string file = testing::TempDir() + "costs-dearer-" + key + ".json";
-    std::ofstream(file) << t.dump();
-    return file;
-}
-
 // The core's instructions for `frames` UDP frames passed up the stack (XDP_PASS, no socket) in
 // one NAPI poll, with the cost table `costs`.
 uint64_t pass_instructions(const std::string& costs, int frames) {

@@ -310,6 +310,108 @@ TEST(tcp_rx, a_segment_that_fits_the_forward_allocation_takes_the_fast_path) {
     });
 }
 
+// tcp_grow_window takes the branch 6.1 takes (arm64 6.1.0-50: "no room" at +0x54, the truesize
+// test at +0xa4, __tcp_grow_window's loop at +0x1d0), and each branch charges its own key. One
+// poll of 8 full segments (one GRO skb), then a 300-byte PSH segment, with the buffer `rmem`
+// (tcp_rmem[1]) and the cost table `costs`.
+struct grow_run {
+    tcp_stats stats;
+    uint64_t instructions = 0;
+};
+grow_run grow_window_run(rx_buffer_mode mode, uint32_t rmem, const std::string& costs = costs_path(),
+                         uint32_t rmem_max = tcp_params{}.rmem_max) {
+    grow_run out;
+    on_core_thread([&] {
+        rig r([&](system_params& p) {
+            p.xdp_prog = "none";
+            p.driver.rx_buffers = mode;
+            p.stack.tcp.rmem_default = rmem;
+            p.stack.tcp.rmem_max = rmem_max;
+            p.costs_file = costs;
+        });
+        r.boot();
+        client c(r);
+        c.handshake();
+        auto& tcp = r.sys->stack().tcp_proto();
+        r.core.c = {};
+        for (uint32_t j = 0; j < 8; ++j) c.segment(j);
+        r.irq();
+        ASSERT_TRUE(r.deliver(c.frame(TCPHDR_ACK | TCPHDR_PSH, CLIENT_ISN + 1 + 8 * MSS, c.dut_isn + 1, 8 * MSS, 300)));
+        r.irq();
+        c.expect_read_in_order(8 * MSS + 300);
+        EXPECT_EQ(tcp.stats.gro_merged, 7u);
+        out.stats = tcp.stats;
+        out.instructions = r.core.c.instructions;
+    });
+    return out;
+}
+
+constexpr uint32_t RMEM_1M = 1u << 20;  // room above the first window (65,160) for rcv_ssthresh to grow
+
+TEST(tcp_rx, grow_window_page_pool_skbs_fail_the_truesize_test_and_scale) {
+    // 8 segments: truesize 4,352 + 7 x 4,096 = 33,024, half of it (16,512) above the 11,584 bytes:
+    // __tcp_grow_window, whose first test (8,256 <= 11,584) finds 2 * rcv_mss. The short segment
+    // (4,352 for 300 bytes): 1,088 and 544 are above 300, 272 is not: two halvings.
+    const grow_run g = grow_window_run(rx_buffer_mode::page_pool, RMEM_1M);
+    EXPECT_EQ(g.stats.grow_scaled, 2u);
+    EXPECT_EQ(g.stats.grow_halvings, 2u);
+    EXPECT_EQ(g.stats.grow_advmss + g.stats.grow_no_room + g.stats.grow_none, 0u);
+    for (const char* key : {"tcp_grow_window_scaled", "tcp_grow_window_halve", "tcp_grow_window_adjust"})
+        EXPECT_EQ(grow_window_run(rx_buffer_mode::page_pool, RMEM_1M, costs_with_dearer(key)).instructions,
+                  g.instructions + 2 * 1000) << key;  // every call from tcp_event_data_recv adjusts
+    EXPECT_EQ(grow_window_run(rx_buffer_mode::page_pool, RMEM_1M, costs_with_dearer("tcp_grow_window")).instructions,
+              g.instructions);
+}
+
+TEST(tcp_rx, grow_window_finds_no_increment_once_rcv_ssthresh_is_above_half_the_largest_window) {
+    // tcp_rmem[1] = tcp_rmem[2] = 224 KiB: room below tcp_space (114,688 less half the queue), but
+    // __tcp_grow_window's window, a quarter of it (57,344), is below rcv_ssthresh (65,160), so the
+    // page_pool skbs that fail the truesize test find no increment (E6 page_pool's steady state, where
+    // rcv_ssthresh has passed 1.5 MB, a quarter of tcp_rmem[2])
+    constexpr uint32_t rmem = 224 << 10;
+    const grow_run g = grow_window_run(rx_buffer_mode::page_pool, rmem, costs_path(), rmem);
+    EXPECT_EQ(g.stats.grow_none, 2u);
+    EXPECT_EQ(g.stats.grow_advmss + g.stats.grow_scaled + g.stats.grow_no_room + g.stats.grow_halvings, 0u);
+    EXPECT_EQ(grow_window_run(rx_buffer_mode::page_pool, rmem, costs_with_dearer("tcp_grow_window_none"), rmem).instructions,
+              g.instructions + 2 * 1000);
+}
+
+TEST(tcp_rx, grow_window_legacy_skbs_pass_the_truesize_test) {
+    // 8 segments of legacy page_frag heads: 2,688 + 7 x 2,432 = 19,712, half of it (9,856) within the
+    // 11,584 bytes: 2 * advmss. The short segment (2,688 for 300 bytes): 672 and 336, then 168: two halvings.
+    const grow_run g = grow_window_run(rx_buffer_mode::legacy, RMEM_1M);
+    EXPECT_EQ(g.stats.grow_advmss, 1u);
+    EXPECT_EQ(g.stats.grow_scaled, 1u);
+    EXPECT_EQ(g.stats.grow_halvings, 2u);
+    EXPECT_EQ(g.stats.grow_no_room + g.stats.grow_none, 0u);
+    EXPECT_EQ(grow_window_run(rx_buffer_mode::legacy, RMEM_1M, costs_with_dearer("tcp_grow_window")).instructions,
+              g.instructions + 1000);
+}
+
+TEST(tcp_rx, grow_window_has_no_room_while_the_first_window_fills_the_buffer) {
+    // tcp_rmem[1] 131,072: tcp_space is 65,536 less half of what is queued, window_clamp 65,536, and
+    // rcv_ssthresh starts at the first window, 65,160: no room until autotuning raises sk_rcvbuf
+    const grow_run g = grow_window_run(rx_buffer_mode::page_pool, 131072);
+    EXPECT_EQ(g.stats.grow_no_room, 2u);
+    EXPECT_EQ(g.stats.grow_advmss + g.stats.grow_scaled + g.stats.grow_none + g.stats.grow_halvings, 0u);
+    EXPECT_EQ(grow_window_run(rx_buffer_mode::page_pool, 131072, costs_with_dearer("tcp_grow_window_no_room")).instructions,
+              g.instructions + 2 * 1000);
+}
+
+// truesize_adjust: only an skb without linear data, asked to adjust, loses its head's overhead,
+// and never below its length.
+TEST(tcp_rx, truesize_adjust_discounts_an_empty_head_only) {
+    sk_buff skb;
+    skb.head = 0x1000, skb.end = 0x1000 + 1728, skb.truesize = 20000;
+    skb.len = skb.data_len = 11584;  // all in frags
+    EXPECT_EQ(truesize_adjust(true, skb), 20000u - (1728 + 256 + 320));
+    EXPECT_EQ(truesize_adjust(false, skb), 20000u);
+    skb.data_len = skb.len - 1448;  // the first segment's payload in the head
+    EXPECT_EQ(truesize_adjust(true, skb), 20000u);
+    skb.data_len = skb.len, skb.truesize = 12000;  // 12,000 - 2,304 < 11,584: kept
+    EXPECT_EQ(truesize_adjust(true, skb), 12000u);
+}
+
 TEST(tcp_rx, no_listener_drops_in_tcp_v4_rcv) {
     on_core_thread([&] {
         rig r([](system_params& p) {
