@@ -296,15 +296,19 @@ class Part:
     """Instructions of one walk: of function `fn` in object `obj`, owned by `owner` (an inlined
     function, default the function itself), optionally only source lines `lines` of the owner,
     only the instructions at `offsets` from the entry ((first, last) ranges, all on the walk) or
-    all but those (`not_offsets`; `label` names the part they make), and `loop` = "body" (once per
-    iteration of the owner's loop) or "call" (the rest). `avoid`:
+    all but those (`not_offsets`; `label` names the part they make), or only the instructions at `back`
+    (straight ranges a loop runs to return to its head for a further iteration, off the one-pass walk
+    or on it: each entered by a branch on the walk or from a conditional one's fall-through, and left
+    by a jump or a fall-through onto the walk), and `loop` = "body" (once per iteration of the owner's
+    loop) or "call" (the rest). `avoid`:
     functions the modelled path never calls from the owner, `need`: functions it always calls; a
     walk that calls an avoided one or misses a needed one took the wrong branch, an error."""
 
     def __init__(self, obj, fn, owner=None, loop=None, lines=None, take=(), pick=0, follow=False, not_lines=None,
-                 group=None, rotated=False, avoid=None, need=None, offsets=None, not_offsets=None, label=None):
+                 group=None, rotated=False, avoid=None, need=None, offsets=None, not_offsets=None, label=None,
+                 back=None):
         self.obj, self.fn, self.owner, self.loop, self.lines, self.group = obj, fn, owner or fn, loop, lines, group
-        self.offsets, self.not_offsets, self.label = offsets, not_offsets, label
+        self.offsets, self.not_offsets, self.label, self.back = offsets, not_offsets, label, back
         self.rotated = rotated
         self.take, self.pick, self.follow, self.not_lines, self.avoid = take, pick, follow, not_lines, avoid
         self.need = need
@@ -347,7 +351,40 @@ class Counter:
             self.walks[key] = (path, owner, inloop, ranges)
         return self.walks[key]
 
+    def count_back(self, p):
+        """The instructions of `p.back`, checked to join the walk at both ends (see Part)."""
+        path, _, _, ranges = self.walked(p)
+        fn, start, end = ranges[0]
+        insns = self.objs[p.obj].disassemble(start, end)
+        at = {i.addr - start: i for i in insns}
+        after = {a.addr - start: b.addr - start for a, b in zip(insns, insns[1:])}
+        walked = {i.addr - start for i in path}
+        entries = set()
+        for i in path:
+            k, t = kind(i, self.arch), target_of(i)
+            if k in ("cond", "jump") and t is not None:
+                entries.add(t - start)
+            if k == "cond":
+                entries.add(after.get(i.addr - start))
+        n = 0
+        for first, last in p.back:
+            span = [o for o in sorted(at) if first <= o <= last]
+            ok = bool(span) and span[-1] == last and first in entries and not any(kind(at[o], self.arch)
+                                                                                  for o in span[:-1])
+            if ok:
+                k = kind(at[last], self.arch)
+                leave = target_of(at[last]) - start if k == "jump" else after.get(last) if k is None else None
+                ok = leave in walked
+            if not ok:
+                die("%s: the branch back %#x-%#x does not join the walk at both ends: the layout moved, "
+                    "measure it anew" % (p.fn, first, last))
+            n += sum(1 for o in span if not excluded(at[o]))
+        return n, {"name": fn + " (%s)" % (p.label or "branches back"), "object": p.obj, "start": "%#x" % start,
+                   "end": "%#x" % end, "count": n}
+
     def count(self, p):
+        if p.back:
+            return self.count_back(p)
         path, owner, inloop, ranges = self.walked(p)
         # the branch checks hold where this architecture's walk is steered (TAKES names the take)
         steered = not isinstance(p.take, str) or p.take in TAKES.get(self.arch, {})
@@ -564,6 +601,9 @@ TAKES = {
         "event_data_recv": (0x9c, 0xfc, 0x188),  # ... ending in a tail call to tcp_grow_window
         "grow_no_room": (0x54,), "grow_window": (0x7c, 0x15c), "grow_scaled": (0x7c, 0x15c, 0x9c, 0x1b8),
         "grow_none": (0x7c, 0x15c, 0x9c), "grow_halve": (0x7c, 0x15c, 0x9c, 0x1b8, 0x1d4),
+        # netif_receive_skb_list_internal as on arm64: __netif_receive_skb_list's list not empty (0x14c), no
+        # pfmemalloc switch (0x164), so __netif_receive_skb_list_core once
+        "rx_list": (0x14c, 0x164),
     },
 }
 RX_NAPI = dict(take="rx_napi")
@@ -580,13 +620,41 @@ IRQ = [Part(V, "el1h_64_irq", follow=True), Part(V, "el1h_64_irq_handler"), Part
 SYNC_DEV, SYNC_CPU = ("arch_sync_dma_for_device",), ("arch_sync_dma_for_cpu",)
 PP_SYNC, PP_MAP_CALLS = ("dma_sync_single_for_device",), ("dma_map_page_attrs", "dma_sync_single_for_device")
 RELEASE_HEAD = dict(take="release_head", avoid=("nf_conntrack_destroy", "__skb_ext_put"))
-# netif_receive_skb_list_internal (arm64): the offsets of one skb's pass of the timestamp loop
-# (skb_list_del_init, skb_defer_rx_timestamp, list_add_tail) and of __netif_receive_skb_list's
-# pfmemalloc loop; the branches back (4 instructions per skb after the first) are off the walk
-RX_LIST_SKB = ((0x68, 0x98), (0xd4, 0x10c), (0x168, 0x174), (0x1d4, 0x1e4))
+# netif_receive_skb_list_internal: the offsets of one skb's pass of the timestamp loop (skb_list_del_init,
+# skb_defer_rx_timestamp, list_add_tail) and of __netif_receive_skb_list's pfmemalloc loop (`skb`), and
+# what a further skb of the list runs to get back to each loop's head (`back`). armhf rotates the
+# timestamp loop: its head's move (0x68) is on the walk, so the per-list part skips it too.
+RX_LIST = {"arm64": dict(skb=((0x68, 0x98), (0xd4, 0x10c), (0x168, 0x174), (0x1d4, 0x1e4)),
+                         back=((0xb0, 0xb4), (0x1e8, 0x1ec)), back_on_walk=()),
+           "armhf": dict(skb=((0x54, 0x64), (0x6c, 0xc8), (0x158, 0x164), (0x1d0, 0x1e0)),
+                         back=((0x68, 0x68), (0x154, 0x154)), back_on_walk=((0x68, 0x68),))}
 # tcp_grow_window: truesize_adjust's test of the skb's linear data, run when the caller asks to adjust
 GROW_ADJUST = {"arm64": ((0x148, 0x150),), "armhf": ((0x154, 0x15c),)}
 SKB_LINES = (1709, 1776)  # fec_enet_rx_queue: build_skb .. napi_gro_receive (the firmware's fec_enet_rx_skb)
+
+
+def rx_list_keys(spans):
+    """netif_receive_skb_list_internal per list, per skb (with __netif_receive_skb_core) and per further skb;
+    `spans`: an RX_LIST entry."""
+    return {
+        "netif_receive_skb_list_internal": dict(
+            parts=[Part(V, "netif_receive_skb_list_internal", take="rx_list", label="per list",
+                        not_offsets=spans["skb"] + spans["back_on_walk"], need=("__netif_receive_skb_list_core",))],
+            note="per list gro_normal_list passes up: netif_receive_skb_list_internal without its two per-skb loops "
+                 "(no RPS, no pfmemalloc switch: __netif_receive_skb_list_core once)"),
+        "netif_receive_skb_core": dict(
+            parts=[Part(V, "netif_receive_skb_list_internal", take="rx_list", offsets=spans["skb"], label="per skb",
+                        need=("skb_defer_rx_timestamp",)),
+                   Part(V, "__netif_receive_skb_core.constprop.0", take="rx_core", avoid=("kfree_skb_reason",))],
+            note="per skb of the list: an iteration of netif_receive_skb_list_internal's timestamp loop and of "
+                 "__netif_receive_skb_list's pfmemalloc loop; the skb delivered to ip_packet_type: no taps, no "
+                 "rx_handler, no VLAN"),
+        "netif_receive_skb_list_next": dict(
+            parts=[Part(V, "netif_receive_skb_list_internal", take="rx_list", back=spans["back"],
+                        label="per further skb")],
+            note="per skb after the first of a list: what netif_receive_skb_list_internal's two per-skb loops "
+                 "run to get back to their heads"),
+    }
 
 
 def grow_window_keys(adjust):
@@ -729,18 +797,7 @@ SPEC = {
                                     note="an skb GRO passes up at once (GRO_NORMAL: UDP, no UDP GRO socket): "
                                          "dev_gro_receive calls inet's gro_receive, which flushes it; "
                                          "gro_normal_one queues it for the batch"),
-    "netif_receive_skb_list_internal": dict(
-        parts=[Part(V, "netif_receive_skb_list_internal", take="rx_list", not_offsets=RX_LIST_SKB, label="per list",
-                    need=("__netif_receive_skb_list_core",))],
-        note="per list gro_normal_list passes up: netif_receive_skb_list_internal without its two per-skb loops "
-             "(no RPS, no pfmemalloc switch: __netif_receive_skb_list_core once)"),
-    "netif_receive_skb_core": dict(parts=[Part(V, "netif_receive_skb_list_internal", take="rx_list", offsets=RX_LIST_SKB, label="per skb",
-                                               need=("skb_defer_rx_timestamp",)),
-                                          Part(V, "__netif_receive_skb_core.constprop.0", take="rx_core",
-                                               avoid=("kfree_skb_reason",))],
-                                   note="per skb of the list: an iteration of netif_receive_skb_list_internal's "
-                                        "timestamp loop and of __netif_receive_skb_list's pfmemalloc loop; the skb "
-                                        "delivered to ip_packet_type: no taps, no rx_handler, no VLAN"),
+    **rx_list_keys(RX_LIST["arm64"]),
     "do_xdp_generic": dict(parts=[Part(V, "do_xdp_generic"), Part(V, "bpf_prog_run_generic_xdp", loop="call")]),
     "ip_rcv": dict(parts=[Part(V, "ip_rcv"), Part(V, "ip_rcv_core")]),
     "ip_rcv_finish": dict(parts=[Part(V, "ip_rcv_finish"), Part(V, "ip_rcv_finish_core.constprop.0")]),
@@ -918,7 +975,7 @@ REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_coll
             "netdev_alloc_skb", "page_frag_alloc", "page_frag_free", "prep_compound_page", "prep_compound_tail",
             "tcp_v4_rcv", "tcp_rcv_established", "tcp_rcv_established_slow", "tcp_data_queue_in_order",
             "tcp_queue_rcv", "tcp_event_data_recv", "inet_gro_receive", "tcp_recvmsg", "tcp_recvmsg_skb", "sk_mem_schedule", "sk_forced_mem_schedule", "sock_rfree", "sock_rfree_reclaim",
-            "netif_receive_skb_list_internal", "netif_receive_skb_core", "napi_gro_receive",
+            "netif_receive_skb_list_internal", "netif_receive_skb_core", "netif_receive_skb_list_next", "napi_gro_receive",
             "napi_gro_receive_normal", "ip_queue_xmit",
             "dev_queue_xmit", "alloc_skb"} | GROW_KEYS,
             "armhf": {"fec_enet_interrupt", "fec_enet_collect_events", "fec_enet_rx_napi", "fec_enet_rx",
@@ -931,7 +988,8 @@ REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_coll
                       "dma_unmap_single_skip_sync", "tcp_rcv_established", "tcp_rcv_established_slow",
                       "tcp_data_queue_in_order", "tcp_queue_rcv", "sk_mem_schedule", "sk_forced_mem_schedule",
                       "sock_rfree", "sock_rfree_reclaim", "inet_gro_receive",
-                      "tcp_event_data_recv"} | GROW_KEYS}
+                      "tcp_event_data_recv", "netif_receive_skb_list_internal", "netif_receive_skb_list_next"}
+                     | GROW_KEYS}
 for _k in ("xdp_prog_pass", "xdp_prog_drop", "xdp_prog_tx", "xdp_prog_parse", "xdp_prog_count",
            "xdp_prog_swap_macs", "xdp_prog_redirect"):
     SPEC[_k] = dict(estimate="a JITed XDP program: no package ships its JITed image")
@@ -983,14 +1041,7 @@ SPEC_ARMHF = dict(SPEC, **grow_window_keys(GROW_ADJUST["armhf"]), **{
     "inet_gro_receive": dict(SPEC["inet_gro_receive"], parts=[
         Part(V, "tcp4_gro_receive", take="tcp4_gro", avoid=("csum_tcpudp_nofold", "__skb_gro_checksum_complete"))
         if p.fn == "tcp4_gro_receive" else p for p in SPEC["inet_gro_receive"]["parts"]]),
-    # netif_receive_skb_list_internal's layout walk closes the timestamp loop (and leaves
-    # __netif_receive_skb_list at the empty-list exit): its body is the per-skb part
-    "netif_receive_skb_list_internal": dict(SPEC["netif_receive_skb_list_internal"], parts=[
-        Part(V, "netif_receive_skb_list_internal", take="rx_list", loop="call")],
-        note="per list: netif_receive_skb_list_internal without its timestamp loop (layout walk)"),
-    "netif_receive_skb_core": dict(SPEC["netif_receive_skb_core"], parts=[
-        Part(V, "netif_receive_skb_list_internal", take="rx_list", loop="body")] + SPEC["netif_receive_skb_core"]["parts"][1:],
-        note="per skb: an iteration of netif_receive_skb_list_internal's timestamp loop, __netif_receive_skb_core"),
+    **rx_list_keys(RX_LIST["armhf"]),
     # sock_rfree's reclaim ends in a tail call (b, not bl) to __sk_mem_reduce_allocated
     "sock_rfree_reclaim": dict(parts=[Part(V, "sock_rfree", take="rfree_reclaim"),
                                       Part(V, "__sk_mem_reduce_allocated", take="reduce_allocated",

@@ -38,7 +38,8 @@ namespace fecsim::firmware {
     X(xdp_prog_redirect)                                                                              \
     /* skb and the network stack after napi_gro_receive */                                            \
     X(build_skb) X(fec_enet_rx_skb) X(napi_gro_receive) X(napi_gro_receive_normal)                 \
-    X(netif_receive_skb_list_internal) X(netif_receive_skb_core) X(do_xdp_generic)                    \
+    X(netif_receive_skb_list_internal) X(netif_receive_skb_core) X(netif_receive_skb_list_next)       \
+    X(do_xdp_generic)                                                                                 \
     X(ip_rcv) X(ip_rcv_finish) X(ip_local_deliver) X(udp_rcv) X(udp_queue_rcv_skb) X(sock_def_readable) \
     X(udp_recvmsg) X(kfree_skb) X(napi_consume_skb) X(skb_free_head_pp) X(generic_xdp_tx)            \
     /* legacy (pre-page-pool) RX */                                                                   \

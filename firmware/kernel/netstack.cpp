@@ -56,6 +56,7 @@ void netstack::gro_normal_list() {
     {
         cpu::scope s(k_.core, "netif_receive_skb_list_internal");
         k_.exec(path::netif_receive_skb_list_internal);
+        k_.exec(path::netif_receive_skb_list_next, rx_list_.size() - 1);  // its loops' way back, per further skb
     }
     for (sk_buff* skb : rx_list_) netif_receive_skb(skb);  // nothing up the stack queues on rx_list_
     rx_list_.clear();
