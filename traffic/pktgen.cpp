@@ -171,6 +171,36 @@ void pktgen::nic_commit(sc_time now) {
 }
 
 void pktgen::frame_arrived(net::frame_ptr f) {
+    take_arrivals(sc_core::sc_time_stamp());
+    receive(std::move(f));
+}
+
+bool pktgen::frame_arriving(net::frame_ptr& f, const sc_time& at) {
+    take_arrivals(sc_core::sc_time_stamp());
+    if (!only_counted(*f)) return false;
+    arriving_.push_back({at, std::move(f)});
+    return true;
+}
+
+// Whether receiving `f` changes nothing but a counter (rx_ignored, pause_frames_received), so
+// that it may be received later than its arrival: a PAUSE frame without flow control, any
+// other frame with rx disabled. Both settings are fixed for the run.
+bool pktgen::only_counted(const net::frame& f) const {
+    if (net::pause_quanta(f) >= 0) return !pause_.flow_control();
+    return !p_.rx_enabled;
+}
+
+// Receives the frames taken early that have arrived by `upto`.
+void pktgen::take_arrivals(const sc_time& upto) {
+    while (!arriving_.empty() && arriving_.front().at <= upto) receive(arriving_.pop_front().f);
+}
+
+// The statistics readers are const: receiving the frames that have arrived by now changes what
+// they read exactly as the link's delivery at their arrival would have.
+void pktgen::settle() const { const_cast<pktgen*>(this)->take_arrivals(sc_core::sc_time_stamp()); }
+
+// A frame at its arrival (now), or one only counted (only_counted) at any time after it.
+void pktgen::receive(net::frame_ptr f) {
     const sc_time now = sc_core::sc_time_stamp();
     if (pause_.handle(*f, tx_ ? tx_->speed_mbps() : 1000.0)) {
         if (pause_.flow_control() && tx_) nic_ev_.notify(SC_ZERO_TIME);
@@ -190,6 +220,7 @@ void pktgen::frame_arrived(net::frame_ptr f) {
 }
 
 void pktgen::reset_stats() {
+    take_arrivals(sc_core::sc_time_stamp());  // those that arrived before the window
     s_ = {};
     s_.ring_at_start = tail_ - commit_;
     rx_.reset();
@@ -198,6 +229,7 @@ void pktgen::reset_stats() {
 }
 
 void pktgen::report(nlohmann::json& j) const {
+    settle();
     const double window_ns = (sc_core::sc_time_stamp() - window_start_).to_seconds() * 1e9;
     j["kind"] = "pktgen";
     j["tx_frames"] = s_.tx_frames;

@@ -5,9 +5,11 @@
 // has a TX ring; frames leave at line rate and stop while a PAUSE from the partner holds.
 // Kernel events: one per xmit call (plus one per burst preempted by RX, and with flow control
 // on, one per frame handed to the wire so that a PAUSE takes effect after the current frame).
+// A received frame it only counts costs none: it is taken when the link sends it.
 #pragma once
 
 #include "models/activity.h"
+#include "models/net/ring.h"
 #include "traffic/generator.h"
 #include "traffic/pktgen_builder.h"
 #include "traffic/sink.h"
@@ -61,6 +63,10 @@ public:
 
     void connect(net::eth_tx& tx) override { tx_ = &tx; }
     void frame_arrived(net::frame_ptr f) override;
+    // Takes a frame when the link sends it if all its arrival does here is count it (rx
+    // disabled, or a PAUSE frame without flow control): counted at its arrival time when
+    // anything can see the counters, without the link's delivery event (docs/traffic.md).
+    bool frame_arriving(net::frame_ptr& f, const sc_core::sc_time& at) override;
     void reset_stats() override;
     void report(nlohmann::json& j) const override;
     uint64_t tx_frames() const override { return s_.tx_frames; }
@@ -68,9 +74,15 @@ public:
     std::string final_summary() const override;
     std::optional<ledger> nic_books() const override;
 
-    const pktgen_stats& stats() const { return s_; }
+    const pktgen_stats& stats() const {
+        settle();
+        return s_;
+    }
     const rx_analyzer& rx_analysis() const { return rx_; }
-    uint64_t pause_frames_received() const { return pause_.received(); }
+    uint64_t pause_frames_received() const {
+        settle();
+        return pause_.received();
+    }
     uint64_t sofar() const { return sofar_; }     // packets sent since the start
     bool finished() const { return finished_; }   // `count` packets sent
     const sc_core::sc_event& finished_event() const { return finished_ev_; }
@@ -89,6 +101,10 @@ private:
     void nic_commit(sc_core::sc_time now);
     void reclaim(sc_core::sc_time now);
     void wake_for_slot(sc_core::sc_time now);
+    void receive(net::frame_ptr f);
+    bool only_counted(const net::frame& f) const;
+    void take_arrivals(const sc_core::sc_time& upto);
+    void settle() const;
     size_t free_slots() const { return ring_.size() - size_t(tail_ - head_); }
     slot& at(uint64_t i) { return ring_[i % ring_.size()]; }
 
@@ -122,6 +138,14 @@ private:
     // [visible, tail) queued by the CPU before the doorbell
     std::vector<slot> ring_;
     uint64_t head_ = 0, commit_ = 0, visible_ = 0, tail_ = 0;
+
+    // Frames taken when the link sent them (frame_arriving), in arrival order, until they have
+    // arrived and anything could see their counters: the next frame, the statistics, the report.
+    struct arriving {
+        sc_core::sc_time at;
+        net::frame_ptr f;
+    };
+    net::ring<arriving> arriving_;
 
     timed_event cpu_ev_, nic_ev_, finished_ev_;
 };

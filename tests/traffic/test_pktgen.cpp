@@ -1,7 +1,9 @@
 // The pktgen model under simulated time: rate control (ratep, rate, delay) within 0.1% over one
 // simulated second, CPU-bound and wire-bound rates, burst and clone_skb semantics, count and the
 // Result line, a generator that receives the bounced stream sending slower by its RX cost,
-// PAUSE frames honoured, and the kernel-event budget.
+// PAUSE frames honoured, the kernel-event budget, and received frames it only counts taken when
+// the link sends them.
+#include "models/net/link.h"
 #include "models/process.h"
 #include "models/sim_context.h"
 #include "models/sim_stats.h"
@@ -331,6 +333,97 @@ TEST(pktgen, a_few_kernel_events_per_packet) {
     sc_core::sc_start(100, sc_core::SC_MS);
     EXPECT_LT(double(sim_stats::kernel_events - before_fc) / double(f.gen->sofar()), 1.1)
         << "flow control: one NIC event per frame";
+}
+
+// A 64-byte frame to a station address that is not the generator's, or a PAUSE frame.
+net::frame_ptr frame_for_generator(bool pause) {
+    net::frame_ptr f = net::frame_pool::instance().get(60);
+    std::fill(f->bytes.begin(), f->bytes.end(), 0);
+    const uint8_t other[] = {0x02, 0, 0, 0, 0, 0x33, 0x02, 0, 0, 0, 0, 1, 0x08, 0x00};
+    const uint8_t control[] = {0x01, 0x80, 0xc2, 0x00, 0x00, 0x01, 0x02, 0, 0, 0, 0, 1, 0x88, 0x08, 0x00, 0x01, 0x00, 0x10};
+    if (pause) std::copy(std::begin(control), std::end(control), f->bytes.begin());
+    else std::copy(std::begin(other), std::end(other), f->bytes.begin());
+    net::append_fcs(*f);
+    return f;
+}
+
+// The generator (rx disabled, flow control off, sending nothing) on side a of a real link with
+// 1 us of propagation: a 64-byte frame sent at t arrives at t + 576 ns + 1 us. A thread sends
+// frames towards it, reads its counters just before and just after their arrivals, and starts
+// its window while a frame is in flight and just after one arrived.
+struct counted_frames_run {
+    std::vector<std::pair<uint64_t, uint64_t>> seen;  // (rx_ignored, pause_frames_received)
+    nlohmann::json report;
+    uint64_t events = 0;
+};
+
+counted_frames_run run_counted_frames(bool tap) {
+    fresh_simulation();
+    pktgen_model_params p = model({"count 0"});
+    p.start_delay_ns = 1e9;  // no xmit call in this run
+    pktgen gen("gen", p);
+    net::link l("l", {gbit, 1000});
+    collector far;
+    l.bind(gen, far);
+    gen.connect(l.end_a());
+    if (tap) l.add_tap([](int, const net::frame&, sc_time, sc_time) {});  // every frame delivered by the link
+    counted_frames_run r;
+    auto at = [](double us) { wait(sc_time(us, SC_US) - sc_core::sc_time_stamp()); };
+    auto look = [&] { r.seen.emplace_back(gen.stats().rx_ignored, gen.pause_frames_received()); };
+    spawn_thread("peer", [&] {
+        at(10), l.end_b().send(frame_for_generator(false));  // arrives at 11.576 us
+        at(11.5), look();
+        at(11.6), look();
+        at(20), l.end_b().send(frame_for_generator(true));   // arrives at 21.576 us
+        l.end_b().send(frame_for_generator(false));          // after it on the wire: 22.248 us
+        at(21.5), look();
+        at(21.6), look();
+        at(22), gen.reset_stats(), look();                   // the frame in flight arrives in the window
+        at(22.3), look();
+        at(30), l.end_b().send(frame_for_generator(false));  // arrives at 31.576 us
+        at(31.6), gen.reset_stats(), look();                 // it arrived before this window
+    });
+    const uint64_t e0 = sim_stats::kernel_events;
+    sc_core::sc_start(40, SC_US);
+    r.events = sim_stats::kernel_events - e0;
+    gen.report(r.report);
+    return r;
+}
+
+TEST(pktgen, frames_it_only_counts_are_taken_when_sent_and_counted_at_their_arrival) {
+    const counted_frames_run taken = run_counted_frames(false);
+    const std::vector<std::pair<uint64_t, uint64_t>> want = {{0, 0}, {1, 0}, {1, 0}, {1, 1}, {0, 0}, {1, 0}, {0, 0}};
+    EXPECT_EQ(taken.seen, want);
+    EXPECT_EQ(taken.events, 0u) << "no delivery event for a frame only counted";
+    EXPECT_EQ(taken.report["rx_ignored"], 0);
+    EXPECT_EQ(taken.report["pause_frames_received"], 0);
+
+    const counted_frames_run delivered = run_counted_frames(true);  // the link's way: one event per arrival
+    EXPECT_EQ(delivered.seen, want);
+    EXPECT_EQ(delivered.events, 4u);
+    EXPECT_EQ(delivered.report, taken.report);
+}
+
+// What the generator acts on is left to the link: a PAUSE frame with flow control on (it stops
+// the transmitter), any frame with rx enabled (it costs CPU time and is analysed).
+TEST(pktgen, frames_it_acts_on_are_left_to_the_link) {
+    fresh_simulation();
+    pktgen_model_params p = model({"count 0"});
+    p.flow_control = true;
+    pktgen fc("fc", p);
+    net::frame_ptr pause = frame_for_generator(true), other = frame_for_generator(false);
+    EXPECT_FALSE(fc.frame_arriving(pause, sc_time(1, SC_US)));
+    EXPECT_TRUE(pause);
+    EXPECT_TRUE(fc.frame_arriving(other, sc_time(1, SC_US)));
+    EXPECT_FALSE(other);
+
+    p.flow_control = false;
+    p.rx_enabled = true;
+    pktgen rx("rx", p);
+    pause = frame_for_generator(true), other = frame_for_generator(false);
+    EXPECT_TRUE(rx.frame_arriving(pause, sc_time(1, SC_US)));
+    EXPECT_FALSE(rx.frame_arriving(other, sc_time(1, SC_US)));
+    EXPECT_TRUE(other);
 }
 
 TEST(pktgen, report_has_the_result_keys) {
