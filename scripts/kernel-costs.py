@@ -520,6 +520,9 @@ TAKES = {
         # skb_gro_receive: the segment's head is linear (headlen > offset) and a page fragment
         # (head_frag): stolen into the held skb's frags; no frag_list (lp == p)
         "skb_gro": (0xe0, 0x1dc),
+        # ... the first segment of a merge, held: no skb in its bucket, so inet_gro_receive's loop over the
+        # bucket (0x114) and tcp_gro_receive's (0x98) do not run, and there is nothing to flush (0x2b8)
+        "inet_gro_held": (0x40, 0x70, 0x114), "tcp_gro_held": (0x44, 0x70, 0x25c, 0x98, 0x2b8),
         # tcp_event_data_recv: a GRO skb (gso_size), len >= rcv_mss, no PSH, the receiver RTT sample
         # not due (rcv_nxt before rtt_seq), ato set, ECN off, len >= 128: tcp_grow_window
         "event_data_recv": (0x48, 0x94, 0xe0, 0x160, 0x124),
@@ -547,6 +550,7 @@ TAKES = {
         "rx_core": (0xec, 0x708, 0x808, 0x100, 0x1f8, 0x30c, 0x3f4, 0x478, 0x524),
         # napi_gro_receive: GRO_MERGED_FREE with a stolen head (a build_skb / page_frag head)
         "gro_merge": (0x6c, 0x1f4),
+        "gro_held": (0x74,),  # ... GRO_HELD: napi_skb_finish has nothing to do
         # dev_gro_receive: GRO on, no XDP prog; one held skb of the flow (Ethernet header compared, no
         # slow_gro); inet's gro_receive found; CHECKSUM_UNNECESSARY; no skb flushed; same flow; the
         # bucket's bit already set; linear skb, so no gro_pull_from_frag0
@@ -554,6 +558,10 @@ TAKES = {
         # ... an skb GRO passes up (UDP: udp4_gro_receive flushes it): no skb held, GRO_NORMAL, the
         # bucket's bit already clear
         "dev_gro_normal": (0x5c, 0x324, 0x3bc, 0x3f0, 0x440, 0x78, 0x90, 0x2c0),
+        # ... the first segment of a merge: no skb held in its bucket (gro_list_prepare's loop not run), inet's
+        # gro_receive returns no skb to complete, not the same flow, no flush, the bucket below MAX_GRO_SKBS:
+        # listed and held (GRO_HELD), linear (no gro_pull_from_frag0), the bucket's bit set
+        "dev_gro_held": (0x5c, 0x324, 0x3bc, 0x3f0, 0x78),
         # __ip_queue_xmit: IP_PMTUDISC_WANT (DF, MTU not locked), TCP's own inet_id (no __ip_select_ident)
         "ip_xmit": (0xa8, 0x10c, 0x204),
         # ip_finish_output2: no gateway (the client is on the link), the neighbour is cached (first in its
@@ -598,6 +606,7 @@ TAKES = {
         "rfree": (0x68,), "rfree_reclaim": (), "reduce_allocated": (0x68,),
         # GRO of a segment merged into its flow's held skb, as on arm64
         "inet_gro": (0x28, 0x64, 0x1d0), "tcp4_gro": (0x4c,), "tcp_gro": (0x2c, 0x5c, 0xac), "skb_gro": (0xd0, 0x184),
+        "inet_gro_held": (0x28, 0x64, 0x11c), "tcp_gro_held": (0x2c, 0x5c, 0x7c, 0xf8),
         "event_data_recv": (0x9c, 0xfc, 0x188),  # ... ending in a tail call to tcp_grow_window
         "grow_no_room": (0x54,), "grow_window": (0x7c, 0x15c), "grow_scaled": (0x7c, 0x15c, 0x9c, 0x1b8),
         "grow_none": (0x7c, 0x15c, 0x9c), "grow_halve": (0x7c, 0x15c, 0x9c, 0x1b8, 0x1d4),
@@ -791,6 +800,12 @@ SPEC = {
                                     Part(V, "dev_gro_receive", take="dev_gro", avoid=("gro_pull_from_frag0",))],
                              note="a segment merged into the held skb of its flow: dev_gro_receive (inet's gro_receive "
                                   "charged apart), the stolen head's sk_buff freed"),
+    "napi_gro_receive_held": dict(parts=[Part(V, "napi_gro_receive", take="gro_held",
+                                              avoid=("napi_skb_free_stolen_head", "__list_add_valid")),
+                                         Part(V, "dev_gro_receive", take="dev_gro_held", need=("__list_add_valid",),
+                                              avoid=("gro_pull_from_frag0", "napi_gro_complete.constprop.0"))],
+                                  note="the first segment of a merge, held in its bucket (GRO_HELD): dev_gro_receive "
+                                       "(inet's gro_receive charged apart) lists it"),
     "napi_gro_receive_normal": dict(parts=[Part(V, "napi_gro_receive", need=("__list_add_valid",)),
                                            Part(V, "dev_gro_receive", take="dev_gro_normal",
                                                 avoid=("gro_pull_from_frag0", "napi_gro_complete.constprop.0"))],
@@ -836,6 +851,14 @@ SPEC = {
                                          avoid=("__pskb_pull_tail",)),
                                     Part(V, "skb_gro_receive", take="skb_gro")],
                              note="per segment: the IPv4 and TCP GRO callbacks and the merge into the held skb"),
+    "inet_gro_receive_held": dict(parts=[Part(V, "inet_gro_receive", take="inet_gro_held", avoid=("__pskb_pull_tail",)),
+                                         Part(V, "tcp4_gro_receive", take="tcp4_gro",
+                                              avoid=("csum_tcpudp_nofold", "__skb_gro_checksum_complete"),
+                                              need=("tcp_gro_receive",)),
+                                         Part(V, "tcp_gro_receive", take="tcp_gro_held",
+                                              avoid=("skb_gro_receive", "__pskb_pull_tail"))],
+                                  note="the first segment of a merge: the IPv4 and TCP GRO callbacks find no skb of "
+                                       "the flow to merge into"),
     "napi_gro_complete": dict(parts=[Part(V, "napi_gro_complete.constprop.0"), Part(V, "inet_gro_complete"),
                                      Part(V, "tcp4_gro_complete"), Part(V, "tcp_gro_complete")]),
     "tcp_v4_rcv": dict(parts=[Part(V, "tcp_v4_rcv", take="v4_rcv", need=("tcp_v4_do_rcv",), avoid=("kfree_skb_reason",)),
@@ -976,6 +999,7 @@ REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_coll
             "tcp_v4_rcv", "tcp_rcv_established", "tcp_rcv_established_slow", "tcp_data_queue_in_order",
             "tcp_queue_rcv", "tcp_event_data_recv", "inet_gro_receive", "tcp_recvmsg", "tcp_recvmsg_skb", "sk_mem_schedule", "sk_forced_mem_schedule", "sock_rfree", "sock_rfree_reclaim",
             "netif_receive_skb_list_internal", "netif_receive_skb_core", "netif_receive_skb_list_next", "napi_gro_receive",
+            "napi_gro_receive_held", "inet_gro_receive_held",
             "napi_gro_receive_normal", "ip_queue_xmit",
             "dev_queue_xmit", "alloc_skb"} | GROW_KEYS,
             "armhf": {"fec_enet_interrupt", "fec_enet_collect_events", "fec_enet_rx_napi", "fec_enet_rx",
@@ -987,7 +1011,7 @@ REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_coll
                       "dma_map_single", "dma_unmap_single", "dma_unmap_single_from_device", "dma_map_single_skip_sync",
                       "dma_unmap_single_skip_sync", "tcp_rcv_established", "tcp_rcv_established_slow",
                       "tcp_data_queue_in_order", "tcp_queue_rcv", "sk_mem_schedule", "sk_forced_mem_schedule",
-                      "sock_rfree", "sock_rfree_reclaim", "inet_gro_receive",
+                      "sock_rfree", "sock_rfree_reclaim", "inet_gro_receive", "inet_gro_receive_held",
                       "tcp_event_data_recv", "netif_receive_skb_list_internal", "netif_receive_skb_list_next"}
                      | GROW_KEYS}
 for _k in ("xdp_prog_pass", "xdp_prog_drop", "xdp_prog_tx", "xdp_prog_parse", "xdp_prog_count",
@@ -1038,9 +1062,9 @@ SPEC_ARMHF = dict(SPEC, **grow_window_keys(GROW_ADJUST["armhf"]), **{
     "tcp_event_data_recv": dict(SPEC["tcp_event_data_recv"], parts=[
         Part(V, "tcp_event_data_recv", take="event_data_recv", avoid=("__tcp_ecn_check_ce", "tcp_incr_quickack"))]),
     # tcp4_gro_receive tail-calls tcp_gro_receive (b, not bl)
-    "inet_gro_receive": dict(SPEC["inet_gro_receive"], parts=[
+    **{k: dict(SPEC[k], parts=[
         Part(V, "tcp4_gro_receive", take="tcp4_gro", avoid=("csum_tcpudp_nofold", "__skb_gro_checksum_complete"))
-        if p.fn == "tcp4_gro_receive" else p for p in SPEC["inet_gro_receive"]["parts"]]),
+        if p.fn == "tcp4_gro_receive" else p for p in SPEC[k]["parts"]]) for k in ("inet_gro_receive", "inet_gro_receive_held")},
     **rx_list_keys(RX_LIST["armhf"]),
     # sock_rfree's reclaim ends in a tail call (b, not bl) to __sk_mem_reduce_allocated
     "sock_rfree_reclaim": dict(parts=[Part(V, "sock_rfree", take="rfree_reclaim"),

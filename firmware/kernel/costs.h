@@ -37,7 +37,7 @@ namespace fecsim::firmware {
     X(xdp_prog_pass) X(xdp_prog_drop) X(xdp_prog_tx) X(xdp_prog_parse) X(xdp_prog_count) X(xdp_prog_swap_macs)      \
     X(xdp_prog_redirect)                                                                              \
     /* skb and the network stack after napi_gro_receive */                                            \
-    X(build_skb) X(fec_enet_rx_skb) X(napi_gro_receive) X(napi_gro_receive_normal)                 \
+    X(build_skb) X(fec_enet_rx_skb) X(napi_gro_receive) X(napi_gro_receive_held) X(napi_gro_receive_normal) \
     X(netif_receive_skb_list_internal) X(netif_receive_skb_core) X(netif_receive_skb_list_next)       \
     X(do_xdp_generic)                                                                                 \
     X(ip_rcv) X(ip_rcv_finish) X(ip_local_deliver) X(udp_rcv) X(udp_queue_rcv_skb) X(sock_def_readable) \
@@ -47,7 +47,7 @@ namespace fecsim::firmware {
     /* stack-originated TX */                                                                         \
     X(fec_enet_start_xmit) X(fec_enet_txq_submit_skb) X(fec_enet_txq_submit_frag)                   \
     /* TCP receive path, its ACKs, the reading task, timers */                                        \
-    X(inet_gro_receive) X(napi_gro_complete) X(tcp_v4_rcv) X(tcp_rcv_established)                    \
+    X(inet_gro_receive) X(inet_gro_receive_held) X(napi_gro_complete) X(tcp_v4_rcv) X(tcp_rcv_established) \
     X(tcp_rcv_established_slow) X(tcp_data_queue) X(tcp_data_queue_in_order) X(tcp_queue_rcv)         \
     X(tcp_event_data_recv) X(tcp_grow_window) X(tcp_grow_window_no_room) X(tcp_grow_window_scaled)     \
     X(tcp_grow_window_none) X(tcp_grow_window_halve) X(tcp_grow_window_adjust)                        \

@@ -30,10 +30,10 @@ uint16_t netstack::eth_type_trans(sk_buff* skb, net_device* dev) {
 
 void netstack::napi_gro_receive(sk_buff* skb) {
     cpu::scope s(k_.core, "napi_gro_receive");
-    // A TCP segment is merged into its flow's held skb (or held); anything else (no UDP GRO)
-    // is flushed at once and passed up: GRO_NORMAL, another branch of dev_gro_receive.
+    // A TCP segment is merged into its flow's held skb, or held (tcp_gro_receive charges the
+    // walk it takes); anything else (no UDP GRO) is flushed at once and passed up: GRO_NORMAL.
     const bool tcp_gro = skb->protocol == ETH_P_IP && skb->ip_proto == 6 && !generic_prog_;
-    k_.exec(tcp_gro ? path::napi_gro_receive : path::napi_gro_receive_normal);
+    if (!tcp_gro) k_.exec(path::napi_gro_receive_normal);
     ++stats.received;
     k_.core.touch(skb->sim, 128, true);  // GRO control block, hash, network header offsets
     if (tcp_gro && tcp_.tcp_gro_receive(skb, deliver_)) return;

@@ -102,8 +102,9 @@ public:
     // tests check the payload there.
     std::function<void(addr_t, uint32_t)> on_read;
 
-    // GRO (inet_gro_receive / tcp4_gro_receive / skb_gro_receive): merges `skb` into the held
-    // skb of its flow or holds it; false when the segment must go up alone at once.
+    // GRO (dev_gro_receive's TCP part, inet_gro_receive / tcp4_gro_receive / skb_gro_receive):
+    // merges `skb` into the held skb of its flow or holds it, charging the walks that outcome
+    // takes; false when the segment must go up alone at once (GRO_NORMAL).
     bool tcp_gro_receive(sk_buff* skb, const std::function<void(sk_buff*)>& deliver);
     // napi_gro_flush: delivers the held skbs (napi_gro_complete).
     void napi_gro_flush(const std::function<void(sk_buff*)>& deliver);

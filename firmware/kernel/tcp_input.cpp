@@ -92,39 +92,42 @@ bool tcp::tcp_parse(sk_buff* skb, uint32_t ihl, tcp_hdr& seg) {
 // GRO: inet_gro_receive -> tcp4_gro_receive -> tcp_gro_receive -> skb_gro_receive
 
 bool tcp::tcp_gro_receive(sk_buff* skb, const std::function<void(sk_buff*)>& deliver) {
-    cpu::scope s(k_.core, "inet_gro_receive");
-    k_.exec(path::inet_gro_receive);
     uint8_t ip[2];
     k_.core.read(skb->data, ip, 2);
     tcp_hdr seg;
-    if (ip[0] != 0x45) return false;  // IPv4 without options only
-    uint8_t proto = k_.core.read8(skb->data + 9);
-    if (proto != 6 || !tcp_parse(skb, 20, seg)) return false;
+    // IPv4 without options only
+    const bool parsed = ip[0] == 0x45 && k_.core.read8(skb->data + 9) == 6 && tcp_parse(skb, 20, seg);
     // Segments GRO may hold: data with ACK (and PSH, which ends the merge) only, in a head buffer
     // whose page can become a fragment (head_frag).
-    const bool mergeable = seg.payload > 0 && !(seg.flags & ~(TCPHDR_ACK | TCPHDR_PSH)) &&
+    const bool mergeable = parsed && seg.payload > 0 && !(seg.flags & ~(TCPHDR_ACK | TCPHDR_PSH)) &&
                            skb->head_kind != skb_head_kind::kmalloc;
-    if (gro_held_) {
-        const tcp_hdr& p = gro_seg_;
-        const bool same_flow = p.saddr == seg.saddr && p.daddr == seg.daddr && p.sport == seg.sport && p.dport == seg.dport;
-        if (same_flow) {
-            uint8_t opts[40] = {};
-            if (seg.doff > 20) k_.core.read(skb->data + 40, opts, seg.doff - 20u);
-            const bool merge = mergeable && seg.seq == gro_next_seq_ && seg.ack == p.ack && seg.doff == p.doff &&
-                               std::equal(opts, opts + (seg.doff - 20), gro_opts_) && seg.payload <= gro_held_->gso_size &&
-                               gro_held_->nr_frags < MAX_SKB_FRAGS && gro_held_->len + seg.payload < GRO_MAX_SIZE;
-            if (merge) {
-                skbs_.skb_gro_steal_head(gro_held_, skb, skb->data + 20 + seg.doff, seg.payload);
-                gro_next_seq_ += seg.payload;
-                ++stats.gro_merged;
-                // a short segment or PSH completes the merged skb
-                if (seg.payload < gro_held_->gso_size || (seg.flags & TCPHDR_PSH)) napi_gro_flush(deliver);
-                return true;
-            }
-            napi_gro_flush(deliver);  // the flow's held skb goes up before this segment
-        }
+    const tcp_hdr& p = gro_seg_;
+    const bool same_flow = parsed && gro_held_ && p.saddr == seg.saddr && p.daddr == seg.daddr &&
+                           p.sport == seg.sport && p.dport == seg.dport;
+    bool merge = false;
+    if (same_flow) {
+        uint8_t opts[40] = {};
+        if (seg.doff > 20) k_.core.read(skb->data + 40, opts, seg.doff - 20u);
+        merge = mergeable && seg.seq == gro_next_seq_ && seg.ack == p.ack && seg.doff == p.doff &&
+                std::equal(opts, opts + (seg.doff - 20), gro_opts_) && seg.payload <= gro_held_->gso_size &&
+                gro_held_->nr_frags < MAX_SKB_FRAGS && gro_held_->len + seg.payload < GRO_MAX_SIZE;
     }
-    if (!mergeable || (seg.flags & TCPHDR_PSH)) return false;
+    const bool hold = !merge && mergeable && !(seg.flags & TCPHDR_PSH);
+    // dev_gro_receive's walk for the outcome, and the IPv4 / TCP callbacks', which only a merge
+    // takes as far as skb_gro_receive (the others find no skb to merge into)
+    k_.exec(merge ? path::napi_gro_receive : hold ? path::napi_gro_receive_held : path::napi_gro_receive_normal);
+    cpu::scope s(k_.core, "inet_gro_receive");
+    k_.exec(merge ? path::inet_gro_receive : path::inet_gro_receive_held);
+    if (merge) {
+        skbs_.skb_gro_steal_head(gro_held_, skb, skb->data + 20 + seg.doff, seg.payload);
+        gro_next_seq_ += seg.payload;
+        ++stats.gro_merged;
+        // a short segment or PSH completes the merged skb
+        if (seg.payload < gro_held_->gso_size || (seg.flags & TCPHDR_PSH)) napi_gro_flush(deliver);
+        return true;
+    }
+    if (same_flow) napi_gro_flush(deliver);  // the flow's held skb goes up before this segment
+    if (!hold) return false;
     if (gro_held_) napi_gro_flush(deliver);  // one flow is held at a time
     gro_held_ = skb;
     gro_seg_ = seg;

@@ -398,6 +398,35 @@ TEST(tcp_rx, grow_window_has_no_room_while_the_first_window_fills_the_buffer) {
               g.instructions + 2 * 1000);
 }
 
+// GRO charges the walk each segment takes: the first of a merge is held (GRO_HELD: no skb of its
+// flow to merge into, so the callbacks never reach skb_gro_receive), the 7 after it are merged.
+TEST(tcp_rx, gro_charges_the_held_walk_for_the_first_segment_and_the_merge_for_the_rest) {
+    auto run = [](const std::string& costs) {
+        uint64_t instructions = 0;
+        on_core_thread([&] {
+            rig r([&](system_params& p) {
+                p.xdp_prog = "none";
+                p.costs_file = costs;
+            });
+            r.boot();
+            client c(r);
+            c.handshake();
+            r.core.c = {};
+            for (uint32_t j = 0; j < 8; ++j) c.segment(j);
+            r.irq();
+            EXPECT_EQ(r.sys->stack().tcp_proto().stats.gro_merged, 7u);
+            instructions = r.core.c.instructions;
+        });
+        return instructions;
+    };
+    const uint64_t base = run(costs_path());
+    EXPECT_EQ(run(costs_with_dearer("napi_gro_receive_held")), base + 1000);
+    EXPECT_EQ(run(costs_with_dearer("inet_gro_receive_held")), base + 1000);
+    EXPECT_EQ(run(costs_with_dearer("napi_gro_receive")), base + 7 * 1000);
+    EXPECT_EQ(run(costs_with_dearer("inet_gro_receive")), base + 7 * 1000);
+    EXPECT_EQ(run(costs_with_dearer("napi_gro_receive_normal")), base);
+}
+
 // truesize_adjust: only an skb without linear data, asked to adjust, loses its head's overhead,
 // and never below its length.
 TEST(tcp_rx, truesize_adjust_discounts_an_empty_head_only) {
