@@ -610,6 +610,13 @@ TAKES = {
         "event_data_recv": (0x9c, 0xfc, 0x188),  # ... ending in a tail call to tcp_grow_window
         "grow_no_room": (0x54,), "grow_window": (0x7c, 0x15c), "grow_scaled": (0x7c, 0x15c, 0x9c, 0x1b8),
         "grow_none": (0x7c, 0x15c, 0x9c), "grow_halve": (0x7c, 0x15c, 0x9c, 0x1b8, 0x1d4),
+        # tcp_recvmsg_locked as on arm64: a read without MSG_WAITALL (0xa0: sock_rcvlowat), the queue's skb
+        # (0x118) in sequence (0x168), data left in it (0x134), copied (0x2c0, 0x5cc: no error), eaten; one pass
+        # of the loop, then tcp_cleanup_rbuf. tcp_recvmsg and lock_sock_nested: the layout is the modelled
+        # path. release_sock: no backlog (0x24), nobody waiting (0x68). The socket spinlock is a call here
+        # (_raw_spin_lock_bh: the ticket free at once, 0x3c)
+        "recvmsg": (), "lock_sock": (), "release_sock": (0x24, 0x68), "spin_lock_bh": (0x3c,),
+        "recvmsg_locked": (0xa0, 0x118, 0x168, 0x134, 0x2c0, 0x5cc),
         # netif_receive_skb_list_internal as on arm64: __netif_receive_skb_list's list not empty (0x14c), no
         # pfmemalloc switch (0x164), so __netif_receive_skb_list_core once
         "rx_list": (0x14c, 0x164),
@@ -1012,7 +1019,8 @@ REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_coll
                       "dma_unmap_single_skip_sync", "tcp_rcv_established", "tcp_rcv_established_slow",
                       "tcp_data_queue_in_order", "tcp_queue_rcv", "sk_mem_schedule", "sk_forced_mem_schedule",
                       "sock_rfree", "sock_rfree_reclaim", "inet_gro_receive", "inet_gro_receive_held",
-                      "tcp_event_data_recv", "netif_receive_skb_list_internal", "netif_receive_skb_list_next"}
+                      "tcp_event_data_recv", "netif_receive_skb_list_internal", "netif_receive_skb_list_next",
+                      "tcp_recvmsg", "tcp_recvmsg_skb"}
                      | GROW_KEYS}
 for _k in ("xdp_prog_pass", "xdp_prog_drop", "xdp_prog_tx", "xdp_prog_parse", "xdp_prog_count",
            "xdp_prog_swap_macs", "xdp_prog_redirect"):
@@ -1066,6 +1074,10 @@ SPEC_ARMHF = dict(SPEC, **grow_window_keys(GROW_ADJUST["armhf"]), **{
         Part(V, "tcp4_gro_receive", take="tcp4_gro", avoid=("csum_tcpudp_nofold", "__skb_gro_checksum_complete"))
         if p.fn == "tcp4_gro_receive" else p for p in SPEC[k]["parts"]]) for k in ("inet_gro_receive", "inet_gro_receive_held")},
     **rx_list_keys(RX_LIST["armhf"]),
+    # the socket spinlock is taken and released by calls, which arm64 inlines (their tail call to
+    # __local_bh_enable_ip is not counted)
+    "tcp_recvmsg": dict(SPEC["tcp_recvmsg"], parts=SPEC["tcp_recvmsg"]["parts"] + 2 * [
+        Part(V, "_raw_spin_lock_bh", take="spin_lock_bh"), Part(V, "_raw_spin_unlock_bh")]),
     # sock_rfree's reclaim ends in a tail call (b, not bl) to __sk_mem_reduce_allocated
     "sock_rfree_reclaim": dict(parts=[Part(V, "sock_rfree", take="rfree_reclaim"),
                                       Part(V, "__sk_mem_reduce_allocated", take="reduce_allocated",
