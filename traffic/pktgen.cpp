@@ -178,7 +178,7 @@ void pktgen::frame_arrived(net::frame_ptr f) {
 bool pktgen::frame_arriving(net::frame_ptr& f, const sc_time& at) {
     take_arrivals(sc_core::sc_time_stamp());
     if (!only_counted(*f)) return false;
-    arriving_.push_back({at, std::move(f)});
+    arriving_.push(at, std::move(f));
     return true;
 }
 
@@ -192,7 +192,7 @@ bool pktgen::only_counted(const net::frame& f) const {
 
 // Receives the frames taken early that have arrived by `upto`.
 void pktgen::take_arrivals(const sc_time& upto) {
-    while (!arriving_.empty() && arriving_.front().at <= upto) receive(arriving_.pop_front().f);
+    arriving_.arrived_by(upto, [this](net::frame_ptr f) { receive(std::move(f)); });
 }
 
 // The statistics readers are const: receiving the frames that have arrived by now changes what

@@ -9,7 +9,7 @@
 #pragma once
 
 #include "models/activity.h"
-#include "models/net/ring.h"
+#include "models/net/taken_early.h"
 #include "traffic/generator.h"
 #include "traffic/pktgen_builder.h"
 #include "traffic/sink.h"
@@ -67,6 +67,7 @@ public:
     // disabled, or a PAUSE frame without flow control): counted at its arrival time when
     // anything can see the counters, without the link's delivery event (docs/traffic.md).
     bool frame_arriving(net::frame_ptr& f, const sc_core::sc_time& at) override;
+    net::frame_ptr give_back_last(const sc_core::sc_time& now) override { return arriving_.give_back(now); }
     void reset_stats() override;
     void report(nlohmann::json& j) const override;
     uint64_t tx_frames() const override { return s_.tx_frames; }
@@ -141,11 +142,7 @@ private:
 
     // Frames taken when the link sent them (frame_arriving), in arrival order, until they have
     // arrived and anything could see their counters: the next frame, the statistics, the report.
-    struct arriving {
-        sc_core::sc_time at;
-        net::frame_ptr f;
-    };
-    net::ring<arriving> arriving_;
+    net::taken_early arriving_;
 
     timed_event cpu_ev_, nic_ev_, finished_ev_;
 };

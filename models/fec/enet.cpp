@@ -242,10 +242,10 @@ void enet::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
             std::memcpy(&v, gp.get_data_ptr(), 4);
             ok = regs_.write(uint32_t(off), v);
             // Frames taken early arrive after the write: it may have made one more than counted.
-            for (size_t i = 0; sees_arrivals && i < arriving_.size() && !arrivals_by_event_; ++i) {
-                if (only_counted(*arriving_[i].f)) continue;
+            if (sees_arrivals && !arrivals_by_event_ &&
+                arriving_.any_of([this](const net::frame& f) { return !only_counted(f); })) {
                 arrivals_by_event_ = true;
-                arrival_ev_.notify(arriving_.front().at - sim_time());
+                arrival_ev_.notify(arriving_.next_arrival() - sim_time());
             }
         } else {
             ok = true;  // TLM_IGNORE_COMMAND
@@ -255,7 +255,9 @@ void enet::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
     gp.set_response_status(ok ? tlm::TLM_OK_RESPONSE : tlm::TLM_ADDRESS_ERROR_RESPONSE);
 }
 
-// Debug reads see register values without side effects; debug writes are refused.
+// Debug reads see register values as a read at this time would (the frames taken early that have
+// arrived are counted first, as their delivery would have), with no other side effect; debug
+// writes are refused.
 unsigned enet::transport_dbg(tlm::tlm_generic_payload& gp) {
     if (!gp.is_read() || gp.get_data_length() != 4 || gp.get_address() >= enet_window_bytes) return 0;
     settle();
@@ -489,8 +491,17 @@ void enet::frame_arrived(net::frame_ptr f) {
 bool enet::frame_arriving(net::frame_ptr& f, const sc_time& at) {
     take_arrivals(sim_time());
     if (arrivals_by_event_ || !only_counted(*f)) return false;
-    arriving_.push_back({at, std::move(f)});
+    arriving_.push(at, std::move(f));
     return true;
+}
+
+net::frame_ptr enet::give_back_last(const sc_time& now) {
+    net::frame_ptr f = arriving_.give_back(now);
+    if (arrivals_by_event_ && arriving_.empty()) {  // as the link cancels its delivery
+        arrival_ev_.cancel();
+        arrivals_by_event_ = false;
+    }
+    return f;
 }
 
 // What the MAC does with `f` if it arrived now changes nothing but counters (mac_receive: a runt,
@@ -521,8 +532,7 @@ bool enet::reads_or_sets_reception(uint32_t off, bool write) {
 // Receives the frames taken early that have arrived by `upto`, with the registers as they were
 // then (every register write takes them first). Those handed to arrival_ev_ wait for it.
 void enet::take_arrivals(const sc_time& upto) {
-    while (!arrivals_by_event_ && !arriving_.empty() && arriving_.front().at <= upto)
-        receive(arriving_.pop_front().f);
+    if (!arrivals_by_event_) arriving_.arrived_by(upto, [this](net::frame_ptr f) { receive(std::move(f)); });
 }
 
 // The statistics readers are const: receiving the frames that have arrived by now changes what
@@ -532,9 +542,9 @@ void enet::settle() const { const_cast<enet*>(this)->take_arrivals(sim_time()); 
 void enet::arrival_method() {
     sim_stats::count_event();
     const sc_time now = sim_time();
-    while (!arriving_.empty() && arriving_.front().at <= now) receive(arriving_.pop_front().f);
+    arriving_.arrived_by(now, [this](net::frame_ptr f) { receive(std::move(f)); });
     if (arriving_.empty()) arrivals_by_event_ = false;
-    else arrival_ev_.notify(arriving_.front().at - now);
+    else arrival_ev_.notify(arriving_.next_arrival() - now);
 }
 
 void enet::receive(net::frame_ptr f) {

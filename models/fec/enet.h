@@ -17,7 +17,7 @@
 #include "models/fec/reg_table.h"
 #include "models/net/eth_port.h"
 #include "models/net/mac_control.h"
-#include "models/net/ring.h"
+#include "models/net/taken_early.h"
 #include "models/sim_time.h"
 
 #include <nlohmann/json.hpp>
@@ -136,6 +136,7 @@ public:
     // MAC acts on): it is counted when anything could see the counters, without a
     // delivery event (docs/models/fec.md, "Frames taken early").
     bool frame_arriving(net::frame_ptr& f, const sc_core::sc_time& at) override;
+    net::frame_ptr give_back_last(const sc_core::sc_time& now) override;
 
     const enet_params& params() const { return p_; }
     const enet_stats& stats() const {
@@ -276,11 +277,7 @@ private:
     // could see their counters: an access to a reception register, a statistics read, the next
     // frame. A register write that makes one of them more than counted (its address now
     // accepted, say) hands them all to arrival_ev_, which receives each at its arrival time.
-    struct arriving {
-        sc_core::sc_time at;
-        net::frame_ptr f;
-    };
-    net::ring<arriving> arriving_;
+    net::taken_early arriving_;
     bool arrivals_by_event_ = false;
     timed_event arrival_ev_;
 

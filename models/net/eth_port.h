@@ -20,6 +20,9 @@ public:
     // sink that can already act on it exactly as it would at `at` takes it (moves from `f`) and
     // returns true, sparing the link its delivery event. The default declines.
     virtual bool frame_arriving(frame_ptr& /*f*/, const sc_core::sc_time& /*at*/) { return false; }
+    // The newest frame the sink took, given back because the transmitter takes it back before its
+    // start (eth_tx::withdraw_last: a switch port paused by PAUSE); null if the sink has none.
+    virtual frame_ptr give_back_last(const sc_core::sc_time& /*now*/) { return nullptr; }
 };
 
 // Transmitting side, held by a MAC, a generator or a switch port.

@@ -77,9 +77,13 @@ sc_time link::end_point::send_at(frame_ptr f, const sc_time& earliest) {
 
 frame_ptr link::end_point::withdraw_last(const sc_time& after) {
     if (wire.empty() || wire.back().start <= after) return nullptr;
-    if (!wire.back().f) throw std::logic_error(std::string(owner->name()) + ": withdraw_last() of a frame the far sink took");
     in_flight x = wire.pop_back();
     free_at = x.free_before;  // it had not started: never counted as sent
+    if (!x.f) {  // the far sink took it when it was sent: it has not arrived, so it gives it back
+        frame_ptr f = far->give_back_last(sim_time());
+        if (!f) throw std::logic_error(std::string(owner->name()) + ": the far sink took a withdrawn frame and kept it");
+        return f;
+    }
     if (--framed == 0) arrival.cancel();
     return std::move(x.f);
 }

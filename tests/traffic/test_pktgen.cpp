@@ -3,6 +3,7 @@
 // Result line, a generator that receives the bounced stream sending slower by its RX cost,
 // PAUSE frames honoured, the kernel-event budget, and received frames it only counts taken when
 // the link sends them.
+#include "models/net/eth_switch.h"
 #include "models/net/link.h"
 #include "models/process.h"
 #include "models/sim_context.h"
@@ -402,6 +403,46 @@ TEST(pktgen, frames_it_only_counts_are_taken_when_sent_and_counted_at_their_arri
     EXPECT_EQ(delivered.seen, want);
     EXPECT_EQ(delivered.events, 4u);
     EXPECT_EQ(delivered.report, taken.report);
+}
+
+// A switch port sends a frame for the generator ahead (it starts after the forwarding
+// latency); a PAUSE from the generator's side reaches the switch before the start, and the
+// switch takes the frame back from the link to send it after the pause. The generator, which
+// took it early, gives it back: it is counted at the arrival after the pause, as when the link
+// delivers every frame (a tap), and never at its first arrival time.
+std::vector<uint64_t> run_withdrawn_frame(bool tap) {
+    fresh_simulation();
+    pktgen_model_params p = model({"count 0"});
+    p.start_delay_ns = 1e9;  // no xmit call in this run
+    pktgen gen("gen", p);
+    net::switch_params sp;
+    sp.forwarding_latency_ns = 1500;
+    net::eth_switch sw("sw", sp, 2);
+    net::link l0("l0", {gbit, 0}), l1("l1", {gbit, 0});
+    collector host;
+    l0.bind(host, sw.port(0));
+    sw.attach(0, l0.end_b());
+    l1.bind(gen, sw.port(1));
+    sw.attach(1, l1.end_b());
+    gen.connect(l1.end_a());
+    if (tap) l1.add_tap([](int, const net::frame&, sc_time, sc_time) {});
+    std::vector<uint64_t> seen;
+    auto at = [](double us) { wait(sc_time(us, SC_US) - sc_core::sc_time_stamp()); };
+    spawn_thread("drive", [&] {
+        l0.end_a().send(frame_for_generator(false));  // flooded to port 1: sent ahead to start at 2.076 us
+        at(0.5), l1.end_a().send(frame_for_generator(true));  // 16 quanta from the generator's side, at the switch at 1.076 us
+        at(2.7), seen.push_back(gen.stats().rx_ignored);  // its first arrival would have been 2.652 us
+        at(9.8), seen.push_back(gen.stats().rx_ignored);  // sent at 1.076 + 8.192 us, arrives 9.844 us
+        at(9.9), seen.push_back(gen.stats().rx_ignored);
+    });
+    sc_core::sc_start(20, SC_US);
+    return seen;
+}
+
+TEST(pktgen, a_frame_it_took_that_the_switch_takes_back_is_given_back_and_counted_when_it_arrives) {
+    const std::vector<uint64_t> want = {0, 0, 1};
+    EXPECT_EQ(run_withdrawn_frame(true), want);   // the link delivers every frame
+    EXPECT_EQ(run_withdrawn_frame(false), want);  // taken early, given back
 }
 
 // What the generator acts on is left to the link: a PAUSE frame with flow control on (it stops
