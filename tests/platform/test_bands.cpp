@@ -67,6 +67,12 @@ const nlohmann::json* at(const nlohmann::json& tree, const std::string& key) {
     return node;
 }
 
+// The regions bands.tsv names by index, and what each must be in every profile: region 0 the
+// FEC's register window (MMIO reads, register write acknowledgements), region 2 the
+// non-cacheable descriptor pool (its write acknowledgements). A reordered profile would give
+// those ranges to another region.
+const std::map<std::string, std::string> banded_regions = {{"0", "device"}, {"2", "normal_noncacheable"}};
+
 std::string platform_of(const std::string& experiment) {
     std::ifstream in(source_dir / experiment);
     return nlohmann::json::parse(in).at("platform").get<std::string>();
@@ -85,6 +91,14 @@ TEST(bands, every_range_holds_its_profiles_value) {
             ASSERT_TRUE(value && value->is_number()) << platform << ": " << r.key << " is not a number of the profile";
             EXPECT_GE(value->get<double>(), r.low) << platform << ": " << r.key;
             EXPECT_LE(value->get<double>(), r.high) << platform << ": " << r.key;
+            const std::string regions = "mem.regions.";
+            if (r.key.rfind(regions, 0) == 0) {
+                const std::string index = r.key.substr(regions.size(), r.key.find('.', regions.size()) - regions.size());
+                ASSERT_TRUE(banded_regions.count(index)) << platform << ": " << r.key << ": a region this test does not know";
+                const nlohmann::json* attribute = at(cfg.tree(), regions + index + ".attribute");
+                ASSERT_TRUE(attribute) << platform << ": region " << index;
+                EXPECT_EQ(attribute->get<std::string>(), banded_regions.at(index)) << platform << ": " << r.key;
+            }
         }
         EXPECT_TRUE(keys.count("cpu.cpi")) << platform << ": the level parameter has no range";
     }
