@@ -971,6 +971,31 @@ TEST(enet, a_register_write_that_accepts_a_frame_taken_early_receives_it_at_its_
     });
 }
 
+// A write that disables the MAC (ECR.ETHEREN clear) while frames it took early are in flight
+// receives those that arrived before it first (filtered by the enabled MAC) and leaves the
+// later one to arrive at a disabled MAC (a disabled drop), as the link's deliveries would.
+TEST(enet, a_frame_taken_early_that_arrives_after_the_mac_is_disabled_is_a_disabled_drop) {
+    fresh_simulation();
+    run_bench([](bench& b) {
+        b.restart(4, 2);
+        const uint8_t other[6] = {0x02, 0, 0, 0, 0, 0x33};
+        auto offer = [&](int seq, const sc_time& at) {
+            net::frame_ptr f = net::frame_pool::instance().get(60);
+            const auto bytes = make_frame(64, other, seq);
+            std::copy(bytes.begin(), bytes.end(), f->bytes.begin());
+            net::append_fcs(*f);
+            return b.dut.frame_arriving(f, sc_core::sc_time_stamp() + at);
+        };
+        ASSERT_TRUE(offer(1, us1));
+        ASSERT_TRUE(offer(2, 3 * us1));
+        b.wr_at(ECR, b.rd(ECR) & ~ECR_ETHEREN, 2 * us1);  // between the two arrivals
+        wait(5 * us1);
+        EXPECT_EQ(b.dut.stats().rx_arrived, 2u);
+        EXPECT_EQ(b.dut.stats().rx_filtered, 1u);
+        EXPECT_EQ(b.dut.stats().rx_disabled_drops, 1u);
+    });
+}
+
 TEST(enet, tx_inserts_checksums_when_asked) {
     fresh_simulation();
     run_bench([](bench& b) {
