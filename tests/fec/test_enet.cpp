@@ -910,6 +910,18 @@ TEST(enet, frames_the_filter_refuses_are_taken_early_and_counted_at_their_arriva
     });
 }
 
+const uint8_t not_ours[6] = {0x02, 0, 0, 0, 0, 0x33};  // a unicast address the filter refuses
+
+// Offers the MAC a 64-byte frame its filter refuses, arriving `at` from now, as the link would
+// when sending it; whether the MAC took it early.
+bool offer_refused(bench& b, uint8_t seq, const sc_time& at) {
+    net::frame_ptr f = net::frame_pool::instance().get(60);
+    const auto bytes = make_frame(64, not_ours, seq);
+    std::copy(bytes.begin(), bytes.end(), f->bytes.begin());
+    net::append_fcs(*f);
+    return b.dut.frame_arriving(f, sc_core::sc_time_stamp() + at);
+}
+
 // A switch port may take back a frame it sent ahead before it starts (a PAUSE reached it): the
 // MAC gives back the newest frame it took, which has not arrived, and never counts it; one that
 // has arrived is not given back.
@@ -917,19 +929,12 @@ TEST(enet, a_frame_taken_early_and_not_arrived_is_given_back_uncounted) {
     fresh_simulation();
     run_bench([](bench& b) {
         b.restart(4, 2, RACC_SHIFT16, RCR_FCE);
-        const uint8_t other[6] = {0x02, 0, 0, 0, 0, 0x33};
-        auto offer = [&](int seq, const sc_time& at) {
-            net::frame_ptr f = net::frame_pool::instance().get(60);
-            const auto bytes = make_frame(64, other, seq);
-            std::copy(bytes.begin(), bytes.end(), f->bytes.begin());
-            net::append_fcs(*f);
-            return b.dut.frame_arriving(f, sc_core::sc_time_stamp() + at);
-        };
+        auto offer = [&](uint8_t seq, const sc_time& at) { return offer_refused(b, seq, at); };
         ASSERT_TRUE(offer(1, us1));
         ASSERT_TRUE(offer(2, 2 * us1));
         net::frame_ptr back = b.dut.give_back_last(sc_core::sc_time_stamp());
         ASSERT_TRUE(back);
-        EXPECT_EQ(back->bytes[14], make_frame(64, other, 2)[14]) << "the newest frame comes back";
+        EXPECT_EQ(back->bytes[14], make_frame(64, not_ours, 2)[14]) << "the newest frame comes back";
         wait(3 * us1);
         EXPECT_EQ(b.dut.stats().rx_arrived, 1u);
         EXPECT_EQ(b.rd(RMON_R_PACKETS), 1u);
@@ -978,14 +983,7 @@ TEST(enet, a_frame_taken_early_that_arrives_after_the_mac_is_disabled_is_a_disab
     fresh_simulation();
     run_bench([](bench& b) {
         b.restart(4, 2);
-        const uint8_t other[6] = {0x02, 0, 0, 0, 0, 0x33};
-        auto offer = [&](int seq, const sc_time& at) {
-            net::frame_ptr f = net::frame_pool::instance().get(60);
-            const auto bytes = make_frame(64, other, seq);
-            std::copy(bytes.begin(), bytes.end(), f->bytes.begin());
-            net::append_fcs(*f);
-            return b.dut.frame_arriving(f, sc_core::sc_time_stamp() + at);
-        };
+        auto offer = [&](uint8_t seq, const sc_time& at) { return offer_refused(b, seq, at); };
         ASSERT_TRUE(offer(1, us1));
         ASSERT_TRUE(offer(2, 3 * us1));
         b.wr_at(ECR, b.rd(ECR) & ~ECR_ETHEREN, 2 * us1);  // between the two arrivals
