@@ -951,13 +951,8 @@ TEST(enet, a_register_write_that_accepts_a_frame_taken_early_receives_it_at_its_
     run_bench([](bench& b) {
         b.restart(4, 2);
         b.wr(EIMR, FEC_ENET_RXF);
-        const uint8_t other[6] = {0x02, 0, 0, 0, 0, 0x33};
-        net::frame_ptr f = net::frame_pool::instance().get(60);
-        const auto bytes = make_frame(64, other, 1);
-        std::copy(bytes.begin(), bytes.end(), f->bytes.begin());
-        net::append_fcs(*f);
         const sc_time arrival = sc_core::sc_time_stamp() + 2 * us1;
-        ASSERT_TRUE(b.dut.frame_arriving(f, arrival));
+        ASSERT_TRUE(offer_refused(b, 1, 2 * us1));
         b.wr_at(RCR, b.rd(RCR) | RCR_PROM, us1);  // before the arrival: the frame is now accepted
         wait(5 * us1);
         EXPECT_EQ(b.dut.stats().rx_frames, 1u);
@@ -968,7 +963,7 @@ TEST(enet, a_register_write_that_accepts_a_frame_taken_early_receives_it_at_its_
         // The same frame delivered at its arrival.
         b.wr(EIR, FEC_ENET_RXF);
         const sc_time arrival2 = sc_core::sc_time_stamp();
-        b.inject(make_frame(64, other, 1));
+        b.inject(make_frame(64, not_ours, 1));
         wait(5 * us1);
         ASSERT_EQ(b.irq_rises[0].size(), 2u);
         EXPECT_EQ(b.irq_rises[0][1] - arrival2, taken_early);
