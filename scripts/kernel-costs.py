@@ -620,6 +620,17 @@ TAKES = {
         # netif_receive_skb_list_internal as on arm64: __netif_receive_skb_list's list not empty (0x14c), no
         # pfmemalloc switch (0x164), so __netif_receive_skb_list_core once
         "rx_list": (0x14c, 0x164),
+        # napi_gro_receive as on arm64: GRO_MERGED_FREE (0x60) with a stolen head (0x1b8), or GRO_HELD, which
+        # napi_skb_finish has nothing to do for (0x68)
+        "gro_merge": (0x60, 0x1b8), "gro_held": (0x68,),
+        # dev_gro_receive: no XDP prog (0x3c); one held skb of the flow (0xd4): the same hash, an
+        # Ethernet header compared (0x180, the same), no slow_gro (0x1c8), the bucket's end (0x118); inet's
+        # gro_receive found first in the offload list (0x2ec), CHECKSUM_UNNECESSARY (0x38c); no skb flushed
+        # (0x3c0); same flow (0x408), so no pull; the bucket's bit already set
+        "dev_gro": (0x3c, 0x180, 0x1c8, 0x118, 0x2ec, 0x38c, 0x3c0, 0x408),
+        # ... the first segment of a merge: its bucket empty (0xd4), not the same flow, no flush, below
+        # MAX_GRO_SKBS: listed and held, linear (0x5c), the bucket's bit set
+        "dev_gro_held": (0x3c, 0xd4, 0x2ec, 0x38c, 0x3c0, 0x5c),
     },
 }
 RX_NAPI = dict(take="rx_napi")
@@ -1020,7 +1031,7 @@ REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_coll
                       "tcp_data_queue_in_order", "tcp_queue_rcv", "sk_mem_schedule", "sk_forced_mem_schedule",
                       "sock_rfree", "sock_rfree_reclaim", "inet_gro_receive", "inet_gro_receive_held",
                       "tcp_event_data_recv", "netif_receive_skb_list_internal", "netif_receive_skb_list_next",
-                      "tcp_recvmsg", "tcp_recvmsg_skb"}
+                      "tcp_recvmsg", "tcp_recvmsg_skb", "napi_gro_receive", "napi_gro_receive_held"}
                      | GROW_KEYS}
 for _k in ("xdp_prog_pass", "xdp_prog_drop", "xdp_prog_tx", "xdp_prog_parse", "xdp_prog_count",
            "xdp_prog_swap_macs", "xdp_prog_redirect"):
