@@ -631,6 +631,15 @@ TAKES = {
         # ... the first segment of a merge: its bucket empty (0xd4), not the same flow, no flush, below
         # MAX_GRO_SKBS: listed and held, linear (0x5c), the bucket's bit set
         "dev_gro_held": (0x3c, 0xd4, 0x2ec, 0x38c, 0x3c0, 0x5c),
+        # __ip_queue_xmit as on arm64: IP_PMTUDISC_WANT (0x94), the MTU not locked; a connected socket
+        # (0x114) that is TCP (0x2fc): its own inet_id, no __ip_select_ident
+        "ip_xmit": (0x94, 0x114, 0x2fc),
+        # ip_finish_output2: no lwtunnel state (0x70), no gateway (0x8c: the client is on the link), the
+        # neighbour first in its bucket (0x3f8), no pending confirm (0x110), NUD_CONNECTED with a cached header
+        "ip_out2": (0x70, 0x8c, 0x3f8, 0x110),
+        # __alloc_skb(GFP_ATOMIC) for an ACK: not SKB_ALLOC_NAPI (0x54), kmem_cache_alloc_node succeeds (0x138);
+        # kmalloc_reserve: the layout is the modelled path
+        "alloc_skb": (0x54, 0x138), "kmalloc_reserve": (),
     },
 }
 RX_NAPI = dict(take="rx_napi")
@@ -1031,7 +1040,8 @@ REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_coll
                       "tcp_data_queue_in_order", "tcp_queue_rcv", "sk_mem_schedule", "sk_forced_mem_schedule",
                       "sock_rfree", "sock_rfree_reclaim", "inet_gro_receive", "inet_gro_receive_held",
                       "tcp_event_data_recv", "netif_receive_skb_list_internal", "netif_receive_skb_list_next",
-                      "tcp_recvmsg", "tcp_recvmsg_skb", "napi_gro_receive", "napi_gro_receive_held"}
+                      "tcp_recvmsg", "tcp_recvmsg_skb", "napi_gro_receive", "napi_gro_receive_held",
+                      "ip_queue_xmit", "alloc_skb"}
                      | GROW_KEYS}
 for _k in ("xdp_prog_pass", "xdp_prog_drop", "xdp_prog_tx", "xdp_prog_parse", "xdp_prog_count",
            "xdp_prog_swap_macs", "xdp_prog_redirect"):
