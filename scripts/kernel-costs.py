@@ -640,6 +640,9 @@ TAKES = {
         # __alloc_skb(GFP_ATOMIC) for an ACK: not SKB_ALLOC_NAPI (0x54), kmem_cache_alloc_node succeeds (0x138);
         # kmalloc_reserve: the layout is the modelled path
         "alloc_skb": (0x54, 0x138), "kmalloc_reserve": (),
+        # __local_bh_enable_ip in process context (the socket spinlock's unlock): not in an interrupt (0x44),
+        # no softirq pending (0xa0)
+        "bh_enable_process": (0x44, 0xa0),
     },
 }
 RX_NAPI = dict(take="rx_napi")
@@ -1095,10 +1098,11 @@ SPEC_ARMHF = dict(SPEC, **grow_window_keys(GROW_ADJUST["armhf"]), **{
         Part(V, "tcp4_gro_receive", take="tcp4_gro", avoid=("csum_tcpudp_nofold", "__skb_gro_checksum_complete"))
         if p.fn == "tcp4_gro_receive" else p for p in SPEC[k]["parts"]]) for k in ("inet_gro_receive", "inet_gro_receive_held")},
     **rx_list_keys(RX_LIST["armhf"]),
-    # the socket spinlock is taken and released by calls, which arm64 inlines (their tail call to
-    # __local_bh_enable_ip is not counted)
+    # the socket spinlock is taken and released by calls, which arm64 inlines; the unlock ends in a
+    # tail call to __local_bh_enable_ip
     "tcp_recvmsg": dict(SPEC["tcp_recvmsg"], parts=SPEC["tcp_recvmsg"]["parts"] + 2 * [
-        Part(V, "_raw_spin_lock_bh", take="spin_lock_bh"), Part(V, "_raw_spin_unlock_bh")]),
+        Part(V, "_raw_spin_lock_bh", take="spin_lock_bh"), Part(V, "_raw_spin_unlock_bh"),
+        Part(V, "__local_bh_enable_ip", take="bh_enable_process", avoid=("do_softirq", "warn_slowpath_fmt"))]),
     # sock_rfree's reclaim ends in a tail call (b, not bl) to __sk_mem_reduce_allocated
     "sock_rfree_reclaim": dict(parts=[Part(V, "sock_rfree", take="rfree_reclaim"),
                                       Part(V, "__sk_mem_reduce_allocated", take="reduce_allocated",
