@@ -76,6 +76,8 @@ bool board_peer::frame_arriving(net::frame_ptr& f, const sc_core::sc_time& at) {
     return board_->fec0().frame_arriving(f, at);
 }
 
+net::frame_ptr board_peer::give_back_last(const sc_core::sc_time& now) { return board_->fec0().give_back_last(now); }
+
 void board_peer::reset_stats() {
     board_->reset_stats();
     window_start_ = sc_core::sc_time_stamp();

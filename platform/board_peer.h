@@ -23,6 +23,7 @@ public:
     void connect(net::eth_tx& tx) override;
     void frame_arrived(net::frame_ptr f) override;
     bool frame_arriving(net::frame_ptr& f, const sc_core::sc_time& at) override;  // the FEC's
+    net::frame_ptr give_back_last(const sc_core::sc_time& now) override;         // the FEC's
     void reset_stats() override;
     // kind, platform, pktgen.*, the FEC's and driver's statistics, cpu (with ns per packet
     // sent), mem and the drops by cause of the peer board.

@@ -31,7 +31,7 @@ public:
         return false;
     }
 
-    // The newest frame, given back to the link (eth_sink::frame_given_back): a switch port takes
+    // The newest frame, given back to the link (eth_sink::give_back_last): a switch port takes
     // back a frame it sent ahead that has not started. It has not arrived, so it was not received.
     frame_ptr give_back(const sc_core::sc_time& now) {
         if (q_.empty() || q_.back().at <= now) return nullptr;
