@@ -218,12 +218,15 @@ def kind(insn, arch):
 def walk(insns, arch, start, end, take=(), follow=False, rotated=False):
     """The likely path from the entry: (path, loops, next_entry). loops = [(indices, back_edge)]:
     the path indices of one iteration and of the branch closing it. `take` lists the conditional
-    branches (offsets from the entry) the modelled experiment takes, and (offset, N) for entry N of
-    a jump table; `follow` continues across a
+    branches (offsets from the entry) the modelled experiment takes, (offset, N) for entry N of
+    a jump table, and ("exit", offset) for the loop condition a closed loop leaves by (by default the
+    last exit on the path): the one pass then tests it again, from the loop's head to that branch,
+    before it leaves. `follow` continues across a
     jump out of the function (assembly entry code), returning its target as next_entry. A backward
     branch into code not on the path joins earlier code, unless `rotated`: then it closes a loop
     the compiler rotated (entered by a jump over its body to the condition)."""
-    tables = dict(t for t in take if isinstance(t, tuple))
+    tables = dict(t for t in take if isinstance(t, tuple) and t[0] != "exit")
+    exit_at = {t[1] for t in take if isinstance(t, tuple) and t[0] == "exit"}
     at = {i.addr: i for i in insns}
     after = {a.addr: b.addr for a, b in zip(insns, insns[1:])}
     pc, path, index, loops, pending, jumps = start, [], {}, [], [], []
@@ -250,7 +253,12 @@ def walk(insns, arch, start, end, take=(), follow=False, rotated=False):
             exits = [j for j in pending if j.addr in body and target_of(j) not in body]
             if not exits:
                 die("%#x: the loop at %#x has no exit on the path" % (start, pc))
-            pc = target_of(exits[-1])
+            chosen = [j for j in exits if j.addr - start in exit_at]
+            if exit_at and not chosen:
+                die("%#x: the loop at %#x cannot leave at %s" % (start, pc, ", ".join("%#x" % o for o in exit_at)))
+            if chosen:  # the condition tested once more: the head's instructions up to the exit run again
+                path.extend(path[index[pc]:index[chosen[-1].addr] + 1])
+            pc = target_of((chosen or exits)[-1])
             pending = []
             continue
         i = at[pc]
@@ -643,6 +651,22 @@ TAKES = {
         # __local_bh_enable_ip in process context (the socket spinlock's unlock): not in an interrupt (0x44),
         # no softirq pending (0xa0)
         "bh_enable_process": (0x44, 0xa0),
+        # __dev_queue_xmit as on arm64: priority 0 and no priomap (0x7c), not GSO (0xcc), the noref dst
+        # dropped (0x18c), txq picked, a qdisc (0x1a8) without a size table (0x2e8); __dev_xmit_skb (inlined):
+        # the lockless pfifo_fast (TCQ_F_NOLOCK, CAN_BYPASS), empty, its seqlock taken at once; sch_direct_xmit
+        # sent it and the qdisc is still empty (0x3d8); qdisc_run_end unlocks the seqlock (0x3ec), nothing
+        # MISSED (0xaa4); rcu_read_unlock_bh
+        "dev_xmit": (0x7c, 0xcc, 0x18c, 0x1a8, 0x2e8, 0x3d8, 0x3ec, 0xaa4),
+        # validate_xmit_skb: no VLAN tag (0x30), a full socket without sk_validate_xmit_skb (0x1bc), not GSO
+        # (0x10c), linear (0x234), CHECKSUM_PARTIAL not encapsulated, the checksum offload helper succeeds (0x2a8)
+        "validate_xmit": (0x30, 0x1bc, 0x10c, 0x234, 0x2a8),
+        # sch_direct_xmit: no root lock (0x4c), validated (0x104), an skb (0x1ec), not LLTX: the TX lock (0x8c,
+        # a call: _raw_spin_lock, the ticket free at once, 0x2c), the queue not stopped (0x134), unlocked (0xbc),
+        # no root lock to retake (0xc4)
+        "direct_xmit": (0x4c, 0x104, 0x1ec, 0x8c, 0x134, 0xbc, 0xc4), "spin_lock": (0x2c,),
+        # dev_hard_start_xmit: no taps (0x84: ptype_all empty, then the device's), NETDEV_TX_OK (0xbc), the queue
+        # not stopped; one pass of the loop, which leaves at its test of the next skb (0x64: none)
+        "hard_xmit": (0x84, 0xbc, ("exit", 0x64)),
     },
 }
 RX_NAPI = dict(take="rx_napi")
@@ -1044,7 +1068,7 @@ REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_coll
                       "sock_rfree", "sock_rfree_reclaim", "inet_gro_receive", "inet_gro_receive_held",
                       "tcp_event_data_recv", "netif_receive_skb_list_internal", "netif_receive_skb_list_next",
                       "tcp_recvmsg", "tcp_recvmsg_skb", "napi_gro_receive", "napi_gro_receive_held",
-                      "ip_queue_xmit", "alloc_skb"}
+                      "ip_queue_xmit", "alloc_skb", "dev_queue_xmit"}
                      | GROW_KEYS}
 for _k in ("xdp_prog_pass", "xdp_prog_drop", "xdp_prog_tx", "xdp_prog_parse", "xdp_prog_count",
            "xdp_prog_swap_macs", "xdp_prog_redirect"):
@@ -1103,6 +1127,16 @@ SPEC_ARMHF = dict(SPEC, **grow_window_keys(GROW_ADJUST["armhf"]), **{
     "tcp_recvmsg": dict(SPEC["tcp_recvmsg"], parts=SPEC["tcp_recvmsg"]["parts"] + 2 * [
         Part(V, "_raw_spin_lock_bh", take="spin_lock_bh"), Part(V, "_raw_spin_unlock_bh"),
         Part(V, "__local_bh_enable_ip", take="bh_enable_process", avoid=("do_softirq", "warn_slowpath_fmt"))]),
+    # the qdisc's TX lock is a call here (_raw_spin_lock), inline on arm64; qdisc_run_begin's trylock is a
+    # call on both (arm64's qdisc_run_begin.part.0), not counted on either
+    "dev_queue_xmit": dict(SPEC["dev_queue_xmit"], parts=[
+        Part(V, "__dev_queue_xmit", take="dev_xmit", need=("sch_direct_xmit",),
+             avoid=("kfree_skb_list_reason", "net_ratelimit", "dev_qdisc_enqueue", "__qdisc_run", "__netif_schedule")),
+        Part(V, "validate_xmit_skb", take="validate_xmit", avoid=("__skb_gso_segment", "kfree_skb_reason")),
+        Part(V, "sch_direct_xmit", take="direct_xmit", need=("validate_xmit_skb_list", "_raw_spin_lock", "dev_hard_start_xmit"),
+             avoid=("dev_requeue_skb", "net_ratelimit")),
+        Part(V, "_raw_spin_lock", take="spin_lock"),
+        Part(V, "dev_hard_start_xmit", take="hard_xmit", avoid=("dev_queue_xmit_nit",))]),
     # sock_rfree's reclaim ends in a tail call (b, not bl) to __sk_mem_reduce_allocated
     "sock_rfree_reclaim": dict(parts=[Part(V, "sock_rfree", take="rfree_reclaim"),
                                       Part(V, "__sk_mem_reduce_allocated", take="reduce_allocated",
