@@ -2,7 +2,15 @@
 // driver and FEC. Its rate comes out of its core model, so it must respond to burst and
 // clone_skb as the kernel's pktgen does; its own RX path runs when the bounced frames reach it.
 #include "config/config.h"
+#include "models/net/eth_switch.h"
+#include "models/net/link.h"
+#include "models/process.h"
+#include "models/sim_context.h"
+#include "platform/board_peer.h"
 #include "platform/simulation.h"
+#include "traffic/pktgen.h"
+#include "traffic/pktgen_builder.h"
+#include "traffic/sink.h"
 
 #include <gtest/gtest.h>
 
@@ -144,6 +152,125 @@ TEST(board_peer, the_same_chip_takes_the_experiments_cpu_parameters) {
     const json other = run(e1, {"cpu.cpi=1.0", "generator.platform=imx8mm"});
     EXPECT_EQ(other["generator"]["platform"], "imx8mm");
     EXPECT_LT(tx_pps(other), 1.1 * tx_pps(slow));
+}
+
+// A switch port takes back the frames it sent ahead that have not started when its partner
+// sends it a PAUSE. The board peer's FEC takes early the frames its address filter refuses, so
+// the peer must give such a frame back (board_peer::give_back_last, forwarded to its FEC) or the
+// link throws. The smallest configuration that reaches it: E3's peer (flow control on,
+// rx_enabled) on port 1 of a two-port switch (unbounded queue: no tail drop), a host on port 0
+// sending it rounds of 64-byte frames: two for its station address, a gap (the link has then
+// delivered them, so the next are offered early), two for another address (refused, taken
+// early), and an idle time that shrinks every 2 ms. Once the accepted frames come faster than the
+// peer's core takes them off its RX ring (about 330 kpps now), the ring fills and its FEC sends XOFF
+// when the RX FIFO crosses RSEM, just after an accepted frame: the switch then takes back the
+// refused frames it sent ahead. Sweeping the rate keeps that point inside the run if the peer's
+// costs move.
+struct withdrawal_run {
+    std::vector<std::pair<uint64_t, uint64_t>> seen;  // the peer FEC's (rx_arrived, rx_filtered), every us
+    nlohmann::json peer, sw, wire;                      // reports at the end
+    uint64_t refused_sent = 0, given_back = 0;
+};
+
+// Between the switch's port and the peer: counts the frames the peer gives back.
+struct counting_port : net::eth_sink {
+    explicit counting_port(board_peer& p) : peer(p) {}
+    void frame_arrived(net::frame_ptr f) override { peer.frame_arrived(std::move(f)); }
+    bool frame_arriving(net::frame_ptr& f, const sc_core::sc_time& at) override { return peer.frame_arriving(f, at); }
+    net::frame_ptr give_back_last(const sc_core::sc_time& now) override {
+        net::frame_ptr f = peer.give_back_last(now);
+        given_back += f != nullptr;
+        return f;
+    }
+    board_peer& peer;
+    uint64_t given_back = 0;
+};
+
+withdrawal_run run_withdrawals(bool tap) {
+    using sc_core::SC_MS;
+    using sc_core::SC_NS;
+    using sc_core::SC_US;
+    using sc_core::sc_time;
+    fresh_simulation();
+    activity::recording = false;  // one board: no cross-board lookahead
+    const config cfg = config::load(e3, {"link.switch.queue_bytes=0", "link.switch.queue_frames=1000000"});
+    board_peer peer(cfg);
+    const net::link_params lp = net::link_params_from(cfg.view("link"));
+    net::eth_switch sw("switch", net::switch_params_from(cfg.view("link").section("switch")), 2);
+    net::link host_link("host_link", lp), peer_link("peer_link", lp);
+    traffic::sink host;
+    counting_port port(peer);
+    host_link.bind(host, sw.port(0));
+    sw.attach(0, host_link.end_b());
+    peer_link.bind(port, sw.port(1));
+    peer.connect(peer_link.end_a());
+    sw.attach(1, peer_link.end_b());
+    if (tap) peer_link.add_tap([](int, const net::frame&, sc_time, sc_time) {});  // the link delivers every frame
+
+    // What the DUT's xdp2 would send back: pktgen's frame with the MACs swapped, to the peer's
+    // station address (rx_enabled); the refused ones go to another unicast address.
+    const traffic::pktgen_model_params p = traffic::pktgen_model_params_from(cfg, true);
+    traffic::pktgen_builder builder(p.cmd, p.dev, p.seed);
+    net::frame accepted, refused;
+    builder.build(accepted, 1, sc_core::SC_ZERO_TIME);
+    traffic::swap_macs(accepted);
+    refused = accepted;
+    refused.bytes[5] ^= 0x40;
+    refused.bytes.resize(refused.size() - net::fcs_bytes);
+    net::append_fcs(refused);
+
+    withdrawal_run r;
+    const sc_time start(20, SC_MS), end(60, SC_MS);  // the peer's driver is up by 20 ms; 6 ms to drain
+    spawn_thread("host", [&] {
+        wait(start);
+        auto send = [&](const net::frame& f) {
+            net::frame_ptr copy = net::frame_pool::instance().get(f.size());
+            copy->bytes = f.bytes;
+            wait(host_link.end_a().send(std::move(copy)) - sc_core::sc_time_stamp());
+        };
+        for (int idle_ns = 4000; idle_ns >= 0; idle_ns -= 250) {  // 234 to 445 kpps accepted
+            const sc_time until = sc_core::sc_time_stamp() + sc_time(2, SC_MS);
+            while (sc_core::sc_time_stamp() < until) {
+                send(accepted), send(accepted);
+                wait(sc_time(1800, SC_NS));
+                send(refused), send(refused);
+                r.refused_sent += 2;
+                wait(sc_time(idle_ns, SC_NS));
+            }
+        }
+    });
+    // Off the nanosecond grid every arrival is on, so no read ties with a delivery.
+    spawn_thread("look", [&] {
+        wait(start + sc_time(0.5, SC_NS));
+        while (sc_core::sc_time_stamp() < end) {
+            const fec::enet_stats& s = peer.hardware().fec0().stats();
+            r.seen.emplace_back(s.rx_arrived, s.rx_filtered);
+            wait(sc_time(1, SC_US));
+        }
+    });
+    run_for(end + sc_time(1, SC_US));
+    peer.report(r.peer);
+    sw.report(r.sw);
+    peer_link.report(r.wire);
+    r.given_back = port.given_back;
+    return r;
+}
+
+TEST(board_peer, a_frame_its_fec_took_early_that_the_switch_takes_back_is_given_back_and_counted_at_its_arrival) {
+    const withdrawal_run taken = run_withdrawals(false), delivered = run_withdrawals(true);
+    EXPECT_GT(taken.peer["pause_frames_sent"].get<uint64_t>(), 0u);
+    EXPECT_GT(taken.given_back, 0u) << "no frame the peer took early was taken back by the switch: the sweep of "
+                                       "rates no longer crosses the peer's RX capacity";
+    EXPECT_EQ(delivered.given_back, 0u);
+    // Each refused frame is counted at its arrival (after the pause for those given back), as
+    // when the link delivers every frame; every one of them reached the peer and was filtered.
+    EXPECT_EQ(taken.seen, delivered.seen);
+    EXPECT_EQ(taken.peer.dump(), delivered.peer.dump());
+    EXPECT_EQ(taken.sw.dump(), delivered.sw.dump());
+    EXPECT_EQ(taken.wire.dump(), delivered.wire.dump());
+    EXPECT_EQ(taken.peer["rx_filtered"], taken.refused_sent);
+    EXPECT_EQ(taken.seen.back().second, taken.refused_sent);
+    EXPECT_EQ(taken.sw["ports"][1]["tx_frames"], taken.seen.back().first);
 }
 
 TEST(board_peer, bad_settings_name_the_key) {
