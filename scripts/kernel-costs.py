@@ -667,6 +667,18 @@ TAKES = {
         # dev_hard_start_xmit: no taps (0x84: ptype_all empty, then the device's), NETDEV_TX_OK (0xbc), the queue
         # not stopped; one pass of the loop, which leaves at its test of the next skb (0x64: none)
         "hard_xmit": (0x84, 0xbc, ("exit", 0x64)),
+        # tcp_v4_rcv as on arm64: PACKET_HOST (0x78); a GRO skb, CHECKSUM_PARTIAL (0x144) with its start offset
+        # valid: csum_valid set; no early-demux socket on the skb (0x1e4), so __inet_lookup finds the
+        # established socket (0x414); not TIME_WAIT (0x218), not NEW_SYN_RECV (0x5f0); no xfrm policy, no secpath
+        # (0xb4c), the default policy accepts (0xd58); the filter passes; the socket lock a call here
+        # (_raw_spin_lock); not owned by the reader; refcounted: sock_put
+        "v4_rcv": (0x78, 0x144, 0x1e4, 0x414, 0x218, 0x5f0, 0xb4c, 0xd58),
+        # tcp_v4_do_rcv: TCP_ESTABLISHED (0x1c), the skb's recorded RX queue (0x13c: fec records it), the rx dst
+        # valid
+        "v4_do_rcv": (0x1c, 0x13c),
+        # __inet_lookup_established: the bucket's first entry has the hash (0x60) and matches, not bound to a
+        # device (0xbc, 0x174 after the reference), refcount_inc_not_zero succeeds, the match re-checked (0x13c)
+        "lookup_est": (0x60, 0xbc, 0x13c, 0x174),
     },
 }
 RX_NAPI = dict(take="rx_napi")
@@ -1068,7 +1080,7 @@ REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_coll
                       "sock_rfree", "sock_rfree_reclaim", "inet_gro_receive", "inet_gro_receive_held",
                       "tcp_event_data_recv", "netif_receive_skb_list_internal", "netif_receive_skb_list_next",
                       "tcp_recvmsg", "tcp_recvmsg_skb", "napi_gro_receive", "napi_gro_receive_held",
-                      "ip_queue_xmit", "alloc_skb", "dev_queue_xmit"}
+                      "ip_queue_xmit", "alloc_skb", "dev_queue_xmit", "tcp_v4_rcv"}
                      | GROW_KEYS}
 for _k in ("xdp_prog_pass", "xdp_prog_drop", "xdp_prog_tx", "xdp_prog_parse", "xdp_prog_count",
            "xdp_prog_swap_macs", "xdp_prog_redirect"):
@@ -1137,6 +1149,12 @@ SPEC_ARMHF = dict(SPEC, **grow_window_keys(GROW_ADJUST["armhf"]), **{
              avoid=("dev_requeue_skb", "net_ratelimit")),
         Part(V, "_raw_spin_lock", take="spin_lock"),
         Part(V, "dev_hard_start_xmit", take="hard_xmit", avoid=("dev_queue_xmit_nit",))]),
+    # bh_lock_sock_nested is a call here (_raw_spin_lock), inline on arm64
+    "tcp_v4_rcv": dict(SPEC["tcp_v4_rcv"], parts=[
+        Part(V, "tcp_v4_rcv", take="v4_rcv", need=("tcp_v4_do_rcv", "_raw_spin_lock"), avoid=("kfree_skb_reason",)),
+        Part(V, "__inet_lookup_established", take="lookup_est", avoid=("sock_gen_put",)),
+        Part(V, "_raw_spin_lock", take="spin_lock"),
+        Part(V, "tcp_v4_do_rcv", take="v4_do_rcv", need=("tcp_rcv_established",), avoid=("kfree_skb_reason",))]),
     # sock_rfree's reclaim ends in a tail call (b, not bl) to __sk_mem_reduce_allocated
     "sock_rfree_reclaim": dict(parts=[Part(V, "sock_rfree", take="rfree_reclaim"),
                                       Part(V, "__sk_mem_reduce_allocated", take="reduce_allocated",
