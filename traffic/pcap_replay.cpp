@@ -146,20 +146,56 @@ void pcap_replay::on_tx() {
 }
 
 void pcap_replay::frame_arrived(net::frame_ptr f) {
+    const sc_time now = sc_core::sc_time_stamp();
+    take_arrivals(now);
+    receive(std::move(f), now);
+}
+
+bool pcap_replay::frame_arriving(net::frame_ptr& f, const sc_time& at) {
+    take_arrivals(sc_core::sc_time_stamp());
+    if (!only_analysed(*f)) return false;
+    arriving_.push(at, std::move(f));
+    return true;
+}
+
+// Whether receiving `f` changes nothing but the statistics (pause_frames_received, the
+// analysis), so that it may be received later than its arrival, with its arrival time: any
+// frame but a PAUSE frame with flow control on, which holds the transmitter. Fixed for the run.
+bool pcap_replay::only_analysed(const net::frame& f) const {
+    return !pause_.flow_control() || net::pause_quanta(f) < 0;
+}
+
+// Receives the frames taken early that have arrived by `upto`, each with its own arrival time
+// (the analysis' latency): no two frames of one link arrive at the same time.
+void pcap_replay::take_arrivals(const sc_time& upto) {
+    while (!arriving_.empty() && arriving_.next_arrival() <= upto) {
+        const sc_time at = arriving_.next_arrival();
+        arriving_.arrived_by(at, [&](net::frame_ptr f) { receive(std::move(f), at); });
+    }
+}
+
+// The statistics readers are const: receiving the frames that have arrived by now changes what
+// they read exactly as the link's delivery at their arrival would have.
+void pcap_replay::settle() const { const_cast<pcap_replay*>(this)->take_arrivals(sc_core::sc_time_stamp()); }
+
+// A frame at its arrival `at` (now), or one only analysed (only_analysed) at any time after it.
+void pcap_replay::receive(net::frame_ptr f, const sc_time& at) {
     if (pause_.handle(*f, tx_ ? tx_->speed_mbps() : 1000.0)) {
         if (pause_.flow_control() && !finished_) tx_ev_.notify(SC_ZERO_TIME);
         return;
     }
-    rx_.analyse(*f, sc_core::sc_time_stamp());
+    rx_.analyse(*f, at);
 }
 
 void pcap_replay::reset_stats() {
+    take_arrivals(sc_core::sc_time_stamp());  // those that arrived before the window
     tx_frames_ = tx_bytes_ = 0;
     rx_.reset();
     pause_.reset_window();
 }
 
 void pcap_replay::report(nlohmann::json& j) const {
+    settle();
     j["kind"] = "pcap";
     j["tx_frames"] = tx_frames_;
     j["tx_bytes"] = tx_bytes_;

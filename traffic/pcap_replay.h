@@ -3,9 +3,11 @@
 // whole file is read and checked before the simulation starts, so a malformed or truncated
 // capture is a config_error, never a crash. Captures hold frames without FCS (as Linux and
 // fecsim's pcap_writer write them): the replay pads them to 60 bytes and appends the FCS.
+// A received frame it only analyses costs no event: it is taken when the link sends it.
 #pragma once
 
 #include "models/activity.h"
+#include "models/net/taken_early.h"
 #include "traffic/generator.h"
 #include "traffic/pktgen_commands.h"
 #include "traffic/sink.h"
@@ -54,10 +56,18 @@ public:
 
     void connect(net::eth_tx& tx) override { tx_ = &tx; }
     void frame_arrived(net::frame_ptr f) override;
+    // Takes a frame when the link sends it if all its arrival does here is count and analyse it
+    // (any frame but a PAUSE frame with flow control on): analysed at its arrival time when
+    // anything can see the statistics, without the link's delivery event (docs/traffic.md).
+    bool frame_arriving(net::frame_ptr& f, const sc_core::sc_time& at) override;
+    net::frame_ptr give_back_last(const sc_core::sc_time& now) override { return arriving_.give_back(now); }
     void reset_stats() override;
     void report(nlohmann::json& j) const override;
     uint64_t tx_frames() const override { return tx_frames_; }
-    uint64_t rx_frames() const override { return rx_.stats().frames; }
+    uint64_t rx_frames() const override {
+        settle();
+        return rx_.stats().frames;
+    }
     std::string final_summary() const override;
 
     const pcap_trace& trace() const { return trace_; }
@@ -67,6 +77,10 @@ public:
 private:
     void on_tx();  // SC_METHOD: one activation per frame handed to the wire
     sc_core::sc_time due(sc_core::sc_time now) const;
+    void receive(net::frame_ptr f, const sc_core::sc_time& at);
+    bool only_analysed(const net::frame& f) const;
+    void take_arrivals(const sc_core::sc_time& upto);
+    void settle() const;
 
     pcap_replay_params p_;
     pcap_trace trace_;
@@ -79,6 +93,9 @@ private:
     sc_core::sc_time loop_base_;     // recorded mode: when the current loop's first frame was due
     sc_core::sc_time started_at_, ended_at_;
     bool finished_ = false;
+    // Frames taken when the link sent them (frame_arriving), until they have arrived and anything
+    // could see their analysis: the next frame, the statistics, the report, the window's start.
+    net::taken_early arriving_;
     timed_event tx_ev_, finished_ev_;
 };
 

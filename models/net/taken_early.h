@@ -1,6 +1,7 @@
 // Frames a sink took from its link when they were sent (eth_sink::frame_arriving), kept in
 // arrival order until the sink receives each: once it has arrived and anything could see what
-// its arrival changes. The sinks that take frames early (the ENET MAC, the pktgen model) share it.
+// its arrival changes. The sinks that take frames early (the ENET MAC, the pktgen model, the pcap
+// replay) share it.
 #pragma once
 
 #include "models/net/frame.h"

@@ -408,6 +408,10 @@ TEST(pcap, frames_land_on_the_interface_given) {
 }  // namespace fecsim::traffic
 
 #include "models/net/link.h"
+#include "models/net/mac_control.h"
+#include "models/process.h"
+#include "models/sim_stats.h"
+#include "traffic/pktgen_builder.h"
 
 namespace fecsim::traffic {
 namespace {
@@ -415,6 +419,125 @@ namespace {
 // With the real link model: generator <-> link <-> reflector, both directions captured in one
 // file, one pcapng interface each (the tap passes the link direction as the interface id); tshark
 // sees UDP both ways, with good checksums, and the MACs swapped on the way back.
+// The replay (flow control off, sending nothing in this run) on side a of a real link with
+// 1 us of propagation: a 64-byte frame sent at t arrives at t + 576 ns + 1 us. A thread sends it
+// pktgen frames stamped when built (the analysis' latency is their arrival time less the stamp)
+// and a PAUSE frame, reads its report just before and just after their arrivals, and starts its
+// window while a frame is in flight and just after one arrived.
+struct analysed_run {
+    std::vector<nlohmann::json> seen;  // the replay's report at each look
+    uint64_t events = 0;
+};
+
+analysed_run run_analysed_frames(const std::string& capture, bool tap) {
+    fresh_simulation();
+    pcap_replay_params p;
+    p.path = capture;
+    p.start_delay_ns = 1e9;  // no frame sent in this run
+    pcap_replay gen("replay", p);
+    net::link l("l", {1000, 1000});
+    test::collector far;
+    l.bind(gen, far);
+    gen.connect(l.end_a());
+    if (tap) l.add_tap([](int, const net::frame&, sc_time, sc_time) {});  // every frame delivered by the link
+    pktgen_params cmd;
+    apply_pktgen_command(cmd, "pkt_size 60");
+    pktgen_builder builder(cmd, {{0x00, 0x04, 0x9f, 0x00, 0x00, 0x02}, 0xc6120001}, 1);
+    uint32_t seq = 0;
+    auto stamped = [&] {
+        net::frame_ptr f = net::frame_pool::instance().get(0);
+        builder.build(*f, ++seq, sc_core::sc_time_stamp());
+        return f;
+    };
+    auto pause = [] {
+        net::frame_ptr f = net::frame_pool::instance().get(0);
+        net::make_pause(*f, 0x02000000000bull, 16);
+        return f;
+    };
+    analysed_run r;
+    auto at = [](double us) { wait(sc_time(us, SC_US) - sc_core::sc_time_stamp()); };
+    auto look = [&] {
+        nlohmann::json j;
+        gen.report(j);
+        r.seen.push_back(j);
+    };
+    spawn_thread("peer", [&] {
+        at(10), l.end_b().send(stamped());  // arrives at 11.576 us
+        at(11.5), look();
+        at(11.6), look();
+        at(20), l.end_b().send(pause());    // arrives at 21.576 us
+        l.end_b().send(stamped());          // after it on the wire: 22.248 us
+        at(21.5), look();
+        at(21.6), look();
+        at(22), gen.reset_stats(), look();  // the frame in flight arrives in the window
+        at(22.3), look();
+        at(30.3), l.end_b().send(stamped());  // arrives at 31.876 us
+        at(31.9), gen.reset_stats(), look();  // it arrived before this window
+    });
+    const uint64_t e0 = sim_stats::kernel_events;
+    sc_core::sc_start(40, SC_US);
+    r.events = sim_stats::kernel_events - e0;
+    return r;
+}
+
+TEST(pcap, frames_it_only_analyses_are_taken_when_sent_and_analysed_at_their_arrival) {
+    const captured c = capture_pktgen("analysed.pcap");
+    const analysed_run taken = run_analysed_frames(c.path, false);
+    ASSERT_EQ(taken.seen.size(), 7u);
+    std::vector<uint64_t> frames, pauses;
+    for (const nlohmann::json& j : taken.seen) frames.push_back(j["rx"]["frames"]), pauses.push_back(j["pause_frames_received"]);
+    EXPECT_EQ(frames, (std::vector<uint64_t>{0, 1, 1, 1, 0, 1, 0}));
+    EXPECT_EQ(pauses, (std::vector<uint64_t>{0, 0, 0, 1, 0, 0, 0}));
+    // Stamped at 10 us (pktgen's microseconds), analysed at its arrival, 11.576 us.
+    EXPECT_EQ(taken.seen[1]["rx"]["latency_ns"]["max"], 1576);
+    // The frame sent at 20.672 us is stamped 20 us: it arrives at 22.248 us.
+    EXPECT_EQ(taken.seen[5]["rx"]["latency_ns"]["max"], 2248);
+    EXPECT_EQ(taken.events, 0u) << "no delivery event for a frame only analysed";
+
+    const analysed_run delivered = run_analysed_frames(c.path, true);  // the link's way: one event per arrival
+    EXPECT_EQ(delivered.events, 4u);
+    EXPECT_EQ(delivered.seen, taken.seen);
+}
+
+// A PAUSE frame with flow control on holds the transmitter: the link delivers it at its arrival.
+TEST(pcap, a_pause_frame_it_acts_on_is_left_to_the_link) {
+    const captured c = capture_pktgen("acts.pcap");
+    fresh_simulation();
+    pcap_replay_params p;
+    p.path = c.path;
+    p.flow_control = true;
+    pcap_replay gen("replay", p);
+    net::frame_ptr pause = net::frame_pool::instance().get(0), other = net::frame_pool::instance().get(c.frames[0].size());
+    net::make_pause(*pause, 0x02000000000bull, 16);
+    other->bytes = c.frames[0];
+    EXPECT_FALSE(gen.frame_arriving(pause, sc_time(1, SC_US)));
+    EXPECT_TRUE(pause);
+    EXPECT_TRUE(gen.frame_arriving(other, sc_time(1, SC_US)));
+    EXPECT_FALSE(other);
+}
+
+// A switch port may take back a frame it sent ahead before it starts: the replay gives back the
+// newest frame it took, which has not arrived, and never analyses it.
+TEST(pcap, a_frame_taken_early_and_not_arrived_is_given_back_unanalysed) {
+    const captured c = capture_pktgen("given_back.pcap");
+    fresh_simulation();
+    pcap_replay_params p;
+    p.path = c.path;
+    p.start_delay_ns = 1e9;
+    pcap_replay gen("replay", p);
+    for (size_t i = 0; i < 2; ++i) {
+        net::frame_ptr f = net::frame_pool::instance().get(c.frames[i].size());
+        f->bytes = c.frames[i];
+        ASSERT_TRUE(gen.frame_arriving(f, sc_time(double(i + 1), SC_US)));
+    }
+    net::frame_ptr back = gen.give_back_last(sc_core::SC_ZERO_TIME);
+    ASSERT_TRUE(back);
+    EXPECT_EQ(back->bytes, c.frames[1]) << "the newest frame comes back";
+    sc_core::sc_start(3, SC_US);
+    EXPECT_EQ(gen.rx_frames(), 1u);
+    EXPECT_FALSE(gen.give_back_last(sc_core::sc_time_stamp())) << "nothing taken is still to arrive";
+}
+
 TEST(pcap, real_link_capture_shows_both_directions_with_swapped_macs) {
     fresh_simulation();
     if (!test::have_tshark()) GTEST_SKIP() << "tshark is not installed: capture not decoded";
