@@ -679,6 +679,11 @@ TAKES = {
         # __inet_lookup_established: the bucket's first entry has the hash (0x60) and matches, not bound to a
         # device (0xbc, 0x174 after the reference), refcount_inc_not_zero succeeds, the match re-checked (0x13c)
         "lookup_est": (0x60, 0xbc, 0x13c, 0x174),
+        # __netif_receive_skb_core as on arm64: not pfmemalloc, so the taps (0xf8), whose ptype_all lists are
+        # empty; not a pfmemalloc skb (0x114), no VLAN tag (0x1b8), no rx_handler (0x2c8); ip_packet_type, the
+        # only entry of its ptype_base bucket, found with no earlier pt_prev (0x3ec); no ptype_specific (0x488);
+        # no zerocopy frags (0x560)
+        "rx_core": (0xf8, 0x114, 0x1b8, 0x2c8, 0x3ec, 0x488, 0x560),
     },
 }
 RX_NAPI = dict(take="rx_napi")
@@ -1080,7 +1085,7 @@ REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_coll
                       "sock_rfree", "sock_rfree_reclaim", "inet_gro_receive", "inet_gro_receive_held",
                       "tcp_event_data_recv", "netif_receive_skb_list_internal", "netif_receive_skb_list_next",
                       "tcp_recvmsg", "tcp_recvmsg_skb", "napi_gro_receive", "napi_gro_receive_held",
-                      "ip_queue_xmit", "alloc_skb", "dev_queue_xmit", "tcp_v4_rcv"}
+                      "ip_queue_xmit", "alloc_skb", "dev_queue_xmit", "tcp_v4_rcv", "netif_receive_skb_core"}
                      | GROW_KEYS}
 for _k in ("xdp_prog_pass", "xdp_prog_drop", "xdp_prog_tx", "xdp_prog_parse", "xdp_prog_count",
            "xdp_prog_swap_macs", "xdp_prog_redirect"):
