@@ -639,6 +639,10 @@ TAKES = {
         # ... the first segment of a merge: its bucket empty (0xd4), not the same flow, no flush, below
         # MAX_GRO_SKBS: listed and held, linear (0x5c), the bucket's bit set
         "dev_gro_held": (0x3c, 0xd4, 0x2ec, 0x38c, 0x3c0, 0x5c),
+        # ... an skb GRO passes up at once: its bucket empty (0xd4), inet's gro_receive (0x2ec, 0x38c) returns
+        # nothing to complete (0x3c0), not the same flow but flush set (0x414: UDP, a TCP PSH): GRO_NORMAL, linear
+        # (0x5c), the bucket empty, so its bit is cleared if set (0x7c)
+        "dev_gro_normal": (0x3c, 0xd4, 0x2ec, 0x38c, 0x3c0, 0x414, 0x5c, 0x7c),
         # __ip_queue_xmit as on arm64: IP_PMTUDISC_WANT (0x94), the MTU not locked; a connected socket
         # (0x114) that is TCP (0x2fc): its own inet_id, no __ip_select_ident
         "ip_xmit": (0x94, 0x114, 0x2fc),
@@ -1085,7 +1089,8 @@ REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_coll
                       "sock_rfree", "sock_rfree_reclaim", "inet_gro_receive", "inet_gro_receive_held",
                       "tcp_event_data_recv", "netif_receive_skb_list_internal", "netif_receive_skb_list_next",
                       "tcp_recvmsg", "tcp_recvmsg_skb", "napi_gro_receive", "napi_gro_receive_held",
-                      "ip_queue_xmit", "alloc_skb", "dev_queue_xmit", "tcp_v4_rcv", "netif_receive_skb_core"}
+                      "ip_queue_xmit", "alloc_skb", "dev_queue_xmit", "tcp_v4_rcv", "netif_receive_skb_core",
+                      "napi_gro_receive_normal"}
                      | GROW_KEYS}
 for _k in ("xdp_prog_pass", "xdp_prog_drop", "xdp_prog_tx", "xdp_prog_parse", "xdp_prog_count",
            "xdp_prog_swap_macs", "xdp_prog_redirect"):
