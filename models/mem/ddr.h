@@ -69,22 +69,23 @@ private:
     void part(uint64_t addr, uint8_t* data, size_t n, bool write);
     uint8_t* chunk(uint64_t index);
     // access(): the start of a request that arrives before the latest end booked so far, booked
-    // in start order; and the removal of the bookings before head_.
+    // in start order; and the removal of the first bookings that ended by now.
     sc_core::sc_time book_behind(const sc_core::sc_time& arrival, const sc_core::sc_time& transfer);
-    void drop_ended();
+    void drop_ended(const sc_core::sc_time& now);
 
     ddr_params p_;
     sc_core::sc_time burst_time_, read_latency_, write_latency_;
     // burst_time_ * n for the burst counts of lines and frames, computed once (same rounding).
     std::array<sc_core::sc_time, 64> transfer_time_;
     int burst_shift_ = -1;  // log2(burst_bytes) when a power of two: no division per access
-    // Booked transfers [start, end), by start, from head_ on; those before head_ ended before
-    // SystemC time (no request can arrive before the current time).
+    // Booked transfers [start, end), by start, kept until they ended before SystemC time (no
+    // request can arrive before the current time; one that ended delays nothing, so keeping a
+    // few longer changes no answer).
     struct booking {
         sc_core::sc_time start, end;
     };
     std::vector<booking> booked_;
-    size_t head_ = 0;
+    size_t trim_at_ = 64;  // booked_'s size at which drop_ended() runs next
     sc_core::sc_time longest_;     // the longest transfer booked so far
     sc_core::sc_time latest_end_;  // the latest end of any transfer booked so far
     std::vector<std::unique_ptr<uint8_t[]>> chunks_;  // allocated on first touch
@@ -127,12 +128,11 @@ __attribute__((always_inline)) inline sc_core::sc_time ddr::access(const sc_core
         1, burst_shift_ >= 0 ? (bytes + p_.burst_bytes - 1) >> burst_shift_ : (bytes + p_.burst_bytes - 1) / p_.burst_bytes);
     const sc_time transfer =
         bursts < transfer_time_.size() ? transfer_time_[bursts] : burst_time_ * static_cast<double>(bursts);
-    // Bookings that ended before now delay nothing (no request arrives before now): skipped by
-    // advancing head_, and dropped at once when all have ended or many have (no copy per access).
+    // Bookings that ended before now delay nothing (no request arrives before now): all are
+    // dropped when all have ended, else those ended first once 64 more have been booked.
     const sc_time& now = sim_time();
-    while (head_ < booked_.size() && booked_[head_].end <= now) ++head_;
-    if (head_ == booked_.size()) booked_.clear(), head_ = 0;
-    else if (head_ >= 64) drop_ended();
+    if (latest_end_ <= now) booked_.clear();
+    else if (booked_.size() >= trim_at_) drop_ended(now);
     sc_time start = arrival;
     // Every transfer booked so far ended by the arrival (and started before it): the bus is free,
     // and the booking goes last in start order. Most accesses take this path.
