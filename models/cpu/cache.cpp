@@ -1,5 +1,6 @@
 #include "models/cpu/cache.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace fecsim::cpu {
@@ -20,8 +21,11 @@ cache::cache(std::string name, const cache_params& p, uint32_t line_bytes, uint6
     const uint64_t sets = p.size_bytes / (uint64_t(p.ways) * line_bytes);
     if (!power_of_two(sets))
         throw std::invalid_argument(name_ + ": " + std::to_string(sets) + " sets is not a power of two");
+    if (p.ways > 255) throw std::invalid_argument(name_ + ": more than 255 ways");
     set_mask_ = sets - 1;
     lines_.resize(sets * p.ways);
+    held_.resize(sets << 7);
+    held_mask_ = held_.size() - 1;
 }
 
 cache::line* cache::allocate(uint64_t la, line& victim) {
@@ -39,9 +43,11 @@ cache::line* cache::allocate(uint64_t la, line& victim) {
             way = &set[rng_ % ways_];
         }
         victim = *way;
+        --held_[victim.tag & held_mask_];
     } else {
         victim.flags = 0;
     }
+    ++held_[la & held_mask_];
     way->tag = la;
     way->flags = valid;
     way->fn = 0;
@@ -58,6 +64,7 @@ size_t cache::valid_lines() const {
 
 void cache::invalidate_all() {
     for (auto& l : lines_) l.flags = 0;
+    std::fill(held_.begin(), held_.end(), 0);
 }
 
 }  // namespace fecsim::cpu

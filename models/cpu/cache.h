@@ -36,15 +36,19 @@ public:
         uint64_t stamp = 0;  // LRU age
         uint64_t ready_ps = 0;  // a prefetch's fill completes at this simulated time (0: filled)
         uint16_t fn = 0;     // firmware function that last wrote the line (coherency reports)
-        uint8_t flags = 0;
+        uint8_t flags = 0;   // `valid` is set by allocate() and cleared by invalidate() only
     };
 
-    // Throws std::invalid_argument when the geometry is not a power-of-two number of sets.
+    // Throws std::invalid_argument when the geometry is not a power-of-two number of sets or has
+    // more than 255 ways.
     cache(std::string name, const cache_params& p, uint32_t line_bytes, uint64_t seed);
 
-    // Tag first: most ways differ. Four ways per step: a line absent from a 16-way L2 (most
-    // maintenance and every fill) compares every way, and the loop's own count was most of it.
+    // A slot of the held-lines count that is zero answers "absent" at once: a line absent from a
+    // 16-way L2 (most maintenance, the coherency checker's look at most lines a device touches,
+    // every fill) compared every way. Else tag first (most ways differ), four ways per step (the
+    // loop's own count was most of the work of a way).
     line* find(uint64_t la) {
+        if (!held_[la & held_mask_]) return nullptr;
         line* l = &lines_[(la & set_mask_) * ways_];
         line* const end = l + ways_;
         for (; end - l >= 4; l += 4)
@@ -60,6 +64,11 @@ public:
     // Picks a way for `la` (which must be absent), copies the line it held into `victim`
     // (victim.flags == 0 when the way was free) and returns the way, valid and clean.
     line* allocate(uint64_t la, line& victim);
+    // Drops the line (all its flags): the way is free.
+    void invalidate(line* l) {
+        if (l->flags & valid) --held_[l->tag & held_mask_];
+        l->flags = 0;
+    }
 
     const std::string& name() const { return name_; }
     const cache_params& params() const { return p_; }
@@ -76,6 +85,10 @@ private:
     uint64_t clock_ = 0;
     uint64_t rng_;
     std::vector<line> lines_;
+    // How many valid lines the cache holds per slot of line addresses (the set's bits and seven
+    // more: a slot's lines share a set, so a count never exceeds the ways).
+    std::vector<uint8_t> held_;
+    uint64_t held_mask_;
 };
 
 }  // namespace fecsim::cpu

@@ -78,7 +78,7 @@ void coherency_checker::device_access(bool write, uint64_t a, size_t len, const 
         if (write && cacheable)
             for (uint64_t la = first; la <= last; ++la)
                 for (cache* k : caches_)
-                    if (cache::line* e = k->find(la)) e->flags = 0;
+                    if (cache::line* e = k->find(la)) k->invalidate(e);
         return;
     }
     if (!cacheable) {  // no cache holds these lines: nothing to compare

@@ -503,8 +503,8 @@ void core::line_op(addr_t a, bool clean, bool invalidate) {
     }
     if (invalidate) {
         if (!clean && dirty) ++stats_.discarded_dirty;
-        if (e1) e1->flags = 0;
-        if (e2) e2->flags = 0;
+        if (e1) l1_.invalidate(e1);
+        if (e2) l2_->invalidate(e2);
     }
     maybe_sync();
 }
@@ -531,7 +531,7 @@ void core::outer_op(addr_t pa, bool clean, bool invalidate) {
     }
     if (invalidate) {
         if (!clean && dirty) ++stats_.discarded_dirty;
-        e2->flags = 0;
+        l2_->invalidate(e2);
     }
     maybe_sync();
 }

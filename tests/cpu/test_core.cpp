@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <set>
 
 namespace fecsim {
@@ -667,8 +668,39 @@ TEST(cache, finds_every_way_of_a_set_at_any_associativity) {
         for (uint64_t w = 0; w < ways; ++w) placed.push_back(c.allocate(3 + w * sets, victim));  // all in set 3
         for (uint64_t w = 0; w < ways; ++w) EXPECT_EQ(c.find(3 + w * sets), placed[w]) << ways << " ways, way " << w;
         EXPECT_EQ(c.find(3 + ways * sets), nullptr) << ways << " ways";
-        placed[ways - 1]->flags = 0;  // invalidated: the tag stays, the line is gone
+        c.invalidate(placed[ways - 1]);  // the tag stays, the line is gone
         EXPECT_EQ(c.find(3 + (ways - 1) * sets), nullptr) << ways << " ways";
+    }
+}
+
+// find() answers "absent" from the held-lines count before it looks at the ways: against a set of
+// the lines the cache holds (kept from allocate's victims and invalidate), over random fills and
+// invalidations of lines that share sets and count slots (addresses 2^13 lines apart share both).
+TEST(cache, finds_what_it_holds_through_the_held_lines_count) {
+    for (auto policy : {cpu::replacement::lru, cpu::replacement::random}) {
+        cpu::cache c("c", {16 * 4 * 64, 4, 1, policy}, 64, 7);  // 16 sets, 2048 count slots
+        std::set<uint64_t> held;
+        std::mt19937_64 rng(3);
+        const auto any_line = [&] { return (rng() % 48) + (rng() % 4) * (uint64_t{1} << 13); };
+        for (int i = 0; i < 20000; ++i) {
+            const uint64_t la = any_line();
+            cpu::cache::line* e = c.find(la);
+            ASSERT_EQ(e != nullptr, held.count(la) == 1) << "step " << i << " line " << la;
+            if (e && rng() % 3 == 0) {
+                c.invalidate(e);
+                held.erase(la);
+            } else if (!e) {
+                cpu::cache::line victim;
+                c.allocate(la, victim);
+                if (victim.flags & cpu::cache::valid) held.erase(victim.tag);
+                held.insert(la);
+            }
+            if (i % 5000 == 4999) {
+                c.invalidate_all();
+                held.clear();
+            }
+        }
+        EXPECT_EQ(c.valid_lines(), held.size());
     }
 }
 
