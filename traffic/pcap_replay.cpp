@@ -165,17 +165,14 @@ bool pcap_replay::only_analysed(const net::frame& f) const {
     return !pause_.flow_control() || net::pause_quanta(f) < 0;
 }
 
-// Receives the frames taken early that have arrived by `upto`, each with its own arrival time
-// (the analysis' latency): no two frames of one link arrive at the same time.
-void pcap_replay::take_arrivals(const sc_time& upto) {
-    while (!arriving_.empty() && arriving_.next_arrival() <= upto) {
-        const sc_time at = arriving_.next_arrival();
-        arriving_.arrived_by(at, [&](net::frame_ptr f) { receive(std::move(f), at); });
-    }
+// Receives the frames taken early that the link would have delivered by `now`, each with its
+// own arrival time (the analysis' latency).
+void pcap_replay::take_arrivals(const sc_time& now) {
+    arriving_.arrived_by(now, [this](net::frame_ptr f, const sc_time& at) { receive(std::move(f), at); });
 }
 
-// The statistics readers are const: receiving the frames that have arrived by now changes what
-// they read exactly as the link's delivery at their arrival would have.
+// The statistics readers are const: receiving the frames the link would have delivered by now
+// (net::taken_early::happened_by) changes what they read exactly as its delivery would have.
 void pcap_replay::settle() const { const_cast<pcap_replay*>(this)->take_arrivals(sc_core::sc_time_stamp()); }
 
 // A frame at its arrival `at` (now), or one only analysed (only_analysed) at any time after it.

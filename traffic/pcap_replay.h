@@ -79,7 +79,7 @@ private:
     sc_core::sc_time due(sc_core::sc_time now) const;
     void receive(net::frame_ptr f, const sc_core::sc_time& at);
     bool only_analysed(const net::frame& f) const;
-    void take_arrivals(const sc_core::sc_time& upto);
+    void take_arrivals(const sc_core::sc_time& now);
     void settle() const;
 
     pcap_replay_params p_;

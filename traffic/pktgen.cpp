@@ -190,13 +190,13 @@ bool pktgen::only_counted(const net::frame& f) const {
     return !p_.rx_enabled;
 }
 
-// Receives the frames taken early that have arrived by `upto`.
-void pktgen::take_arrivals(const sc_time& upto) {
-    arriving_.arrived_by(upto, [this](net::frame_ptr f) { receive(std::move(f)); });
+// Receives the frames taken early that the link would have delivered by `now`.
+void pktgen::take_arrivals(const sc_time& now) {
+    arriving_.arrived_by(now, [this](net::frame_ptr f, const sc_time&) { receive(std::move(f)); });
 }
 
-// The statistics readers are const: receiving the frames that have arrived by now changes what
-// they read exactly as the link's delivery at their arrival would have.
+// The statistics readers are const: receiving the frames the link would have delivered by now
+// (net::taken_early::happened_by) changes what they read exactly as its delivery would have.
 void pktgen::settle() const { const_cast<pktgen*>(this)->take_arrivals(sc_core::sc_time_stamp()); }
 
 // A frame at its arrival (now), or one only counted (only_counted) at any time after it.

@@ -104,7 +104,7 @@ private:
     void wake_for_slot(sc_core::sc_time now);
     void receive(net::frame_ptr f);
     bool only_counted(const net::frame& f) const;
-    void take_arrivals(const sc_core::sc_time& upto);
+    void take_arrivals(const sc_core::sc_time& now);
     void settle() const;
     size_t free_slots() const { return ring_.size() - size_t(tail_ - head_); }
     slot& at(uint64_t i) { return ring_[i % ring_.size()]; }

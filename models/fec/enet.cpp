@@ -529,20 +529,21 @@ bool enet::reads_or_sets_reception(uint32_t off, bool write) {
     }
 }
 
-// Receives the frames taken early that have arrived by `upto`, with the registers as they were
-// then (every register write takes them first). Those handed to arrival_ev_ wait for it.
-void enet::take_arrivals(const sc_time& upto) {
-    if (!arrivals_by_event_) arriving_.arrived_by(upto, [this](net::frame_ptr f) { receive(std::move(f)); });
+// Receives the frames taken early that the link would have delivered by `now`, with the
+// registers as they were then (every register write takes them first). Those handed to
+// arrival_ev_ wait for it.
+void enet::take_arrivals(const sc_time& now) {
+    if (!arrivals_by_event_) arriving_.arrived_by(now, [this](net::frame_ptr f, const sc_time&) { receive(std::move(f)); });
 }
 
-// The statistics readers are const: receiving the frames that have arrived by now changes what
-// they read exactly as the link's delivery at their arrival would have.
+// The statistics readers are const: receiving the frames the link would have delivered by now
+// (net::taken_early::happened_by) changes what they read exactly as its delivery would have.
 void enet::settle() const { const_cast<enet*>(this)->take_arrivals(sim_time()); }
 
 void enet::arrival_method() {
     sim_stats::count_event();
     const sc_time now = sim_time();
-    arriving_.arrived_by(now, [this](net::frame_ptr f) { receive(std::move(f)); });
+    arriving_.arrived_by(now, [this](net::frame_ptr f, const sc_time&) { receive(std::move(f)); });
     if (arriving_.empty()) arrivals_by_event_ = false;
     else arrival_ev_.notify(arriving_.next_arrival() - now);
 }

@@ -206,7 +206,7 @@ private:
     void receive(net::frame_ptr f);
     bool only_counted(const net::frame& f);
     static bool reads_or_sets_reception(uint32_t off, bool write);
-    void take_arrivals(const sc_core::sc_time& upto);
+    void take_arrivals(const sc_core::sc_time& now);
     void settle() const;
     void arrival_method();
     void handle_pause_frame(const net::frame& f);

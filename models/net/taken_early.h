@@ -1,7 +1,7 @@
 // Frames a sink took from its link when they were sent (eth_sink::frame_arriving), kept in
-// arrival order until the sink receives each: once it has arrived and anything could see what
-// its arrival changes. The sinks that take frames early (the ENET MAC, the pktgen model, the pcap
-// replay) share it.
+// arrival order until the sink receives each: once the link's delivery would have handed it over
+// and anything could see what its arrival changes. The sinks that take frames early (the ENET MAC,
+// the pktgen model, the pcap replay) share it, and the link counts those frames by the same rule.
 #pragma once
 
 #include "models/net/frame.h"
@@ -19,10 +19,23 @@ public:
     const sc_core::sc_time& next_arrival() const { return q_.front().at; }
     void push(const sc_core::sc_time& at, frame_ptr f) { q_.push_back({at, std::move(f)}); }
 
-    // Hands every frame that has arrived by `upto` to `receive`, in arrival order.
+    // Whether what the link does at `t` (a delivery, the start of a frame sent ahead) has
+    // happened for a reader at `now`: before `now`, or at `now` inside the simulation, where the
+    // sink's own work and the register accesses run. Between two sc_start calls (the warm-up's
+    // end, the report) it has not: sc_start returns at its end time before running that time's
+    // events, and the link delivers at the start of the next sc_start, in the next window.
+    static bool happened_by(const sc_core::sc_time& t, const sc_core::sc_time& now) {
+        return t < now || (t == now && sc_core::sc_get_status() != sc_core::SC_PAUSED);
+    }
+
+    // Hands `receive` (frame, arrival time) every frame the link would have delivered to a reader
+    // at `now`, in arrival order.
     template <class Receive>
-    void arrived_by(const sc_core::sc_time& upto, Receive&& receive) {
-        while (!q_.empty() && q_.front().at <= upto) receive(q_.pop_front().f);
+    void arrived_by(const sc_core::sc_time& now, Receive&& receive) {
+        while (!q_.empty() && happened_by(q_.front().at, now)) {
+            arriving a = q_.pop_front();
+            receive(std::move(a.f), a.at);
+        }
     }
 
     template <class Pred>

@@ -2,6 +2,7 @@
 #include "tests/fec/bench.h"
 
 #include "models/fec/checksum.h"
+#include "models/net/link.h"
 #include "models/sim_context.h"
 #include "models/sim_stats.h"
 #include "config/config.h"
@@ -987,6 +988,56 @@ TEST(enet, a_frame_taken_early_that_arrives_after_the_mac_is_disabled_is_a_disab
         EXPECT_EQ(b.dut.stats().rx_filtered, 1u);
         EXPECT_EQ(b.dut.stats().rx_disabled_drops, 1u);
     });
+}
+
+// Frames the filter refuses, from a peer through a real link: one before the warm-up's end, one
+// arriving exactly at it (20.576 us), one exactly at the run's end (30.576 us). SystemC returns
+// before running the events of its end time, so the link delivers the first after the reset, in
+// the window, and the second not at all. The MAC's counters (filtered, the MIB's packets since the
+// window, through the report) and the link's frames into the MAC before and after the reset and
+// at the end.
+struct no_sink : net::eth_sink {
+    void frame_arrived(net::frame_ptr) override {}
+};
+
+std::vector<uint64_t> run_refused_frames_at_the_run_boundaries(bool tap) {
+    fresh_simulation();
+    bench b("b");
+    net::link l("l", {1000, 0});
+    no_sink peer;
+    l.bind(peer, b.dut);
+    if (tap) l.add_tap([](int, const net::frame&, sc_time, sc_time) {});  // every frame delivered by the link
+    b.body = [&](bench&) {
+        b.restart(4, 2);
+        for (uint8_t seq : {1, 2, 3}) {
+            wait(sc_time(10.0 * seq, SC_US) - sc_core::sc_time_stamp());
+            net::frame_ptr f = net::frame_pool::instance().get(60);
+            const auto bytes = make_frame(64, not_ours, seq);
+            std::copy(bytes.begin(), bytes.end(), f->bytes.begin());
+            net::append_fcs(*f);
+            l.end_a().send(std::move(f));  // arrives 576 ns later
+        }
+    };
+    std::vector<uint64_t> seen;
+    auto look = [&] {
+        nlohmann::json j;
+        b.dut.report(j);
+        seen.insert(seen.end(), {b.dut.stats().rx_filtered, j["mib"]["RMON_R_PACKETS"].get<uint64_t>(),
+                                 l.stats(net::link::a_to_b).frames});
+    };
+    run_for(sc_time(20576, SC_NS));  // the warm-up
+    look(), b.dut.reset_stats(), l.reset_stats(), look();
+    run_for(sc_time(10, SC_US));  // the measured window
+    look();
+    EXPECT_TRUE(b.dut.rx_ledger().balanced());
+    return seen;
+}
+
+TEST(enet, a_frame_taken_early_arriving_at_the_warm_up_or_run_end_counts_as_the_link_delivers_it) {
+    const std::vector<uint64_t> delivered = run_refused_frames_at_the_run_boundaries(true);
+    EXPECT_EQ(delivered, (std::vector<uint64_t>{1, 1, 1, 0, 0, 0, 1, 1, 1}))
+        << "the frame at 10.576 us counts before the window, the second in it, the third in none";
+    EXPECT_EQ(run_refused_frames_at_the_run_boundaries(false), delivered);
 }
 
 TEST(enet, tx_inserts_checksums_when_asked) {

@@ -499,6 +499,63 @@ TEST(pcap, frames_it_only_analyses_are_taken_when_sent_and_analysed_at_their_arr
     EXPECT_EQ(delivered.seen, taken.seen);
 }
 
+// Frames arriving exactly where sc_start returns: a pktgen frame at the warm-up's end
+// (11.576 us), a PAUSE frame at the run's end (21.576 us). SystemC returns before running the
+// events of its end time, so the link delivers the first after the reset, in the window (analysed
+// with its arrival time), and the second not at all. The replay's report before and after the
+// reset and at the end, and the link's frames into the replay.
+std::vector<nlohmann::json> run_frames_at_the_run_boundaries(const std::string& capture, bool tap) {
+    fresh_simulation();
+    pcap_replay_params p;
+    p.path = capture;
+    p.start_delay_ns = 1e9;  // no frame sent in this run
+    pcap_replay gen("replay", p);
+    net::link l("l", {1000, 1000});
+    test::collector far;
+    l.bind(gen, far);
+    gen.connect(l.end_a());
+    if (tap) l.add_tap([](int, const net::frame&, sc_time, sc_time) {});  // every frame delivered by the link
+    pktgen_params cmd;
+    apply_pktgen_command(cmd, "pkt_size 60");
+    pktgen_builder builder(cmd, {{0x00, 0x04, 0x9f, 0x00, 0x00, 0x02}, 0xc6120001}, 1);
+    spawn_thread("peer", [&] {
+        wait(sc_time(10, SC_US));
+        net::frame_ptr f = net::frame_pool::instance().get(0);
+        builder.build(*f, 1, sc_core::sc_time_stamp());
+        l.end_b().send(std::move(f));
+        wait(sc_time(10, SC_US));
+        f = net::frame_pool::instance().get(0);
+        net::make_pause(*f, 0x02000000000bull, 16);
+        l.end_b().send(std::move(f));
+    });
+    std::vector<nlohmann::json> seen;
+    auto look = [&] {
+        nlohmann::json j;
+        gen.report(j);
+        j["link_frames"] = l.stats(net::link::b_to_a).frames;
+        seen.push_back(j);
+    };
+    run_for(sc_time(11576, SC_NS));  // the warm-up
+    look(), gen.reset_stats(), l.reset_stats(), look();
+    run_for(sc_time(10, SC_US));  // the measured window
+    look();
+    return seen;
+}
+
+TEST(pcap, a_frame_it_takes_early_arriving_at_the_warm_up_or_run_end_is_analysed_as_the_link_delivers_it) {
+    const captured c = capture_pktgen("boundaries.pcap");
+    const std::vector<nlohmann::json> delivered = run_frames_at_the_run_boundaries(c.path, true);
+    ASSERT_EQ(delivered.size(), 3u);
+    std::vector<uint64_t> frames, pauses, link_frames;
+    for (const nlohmann::json& j : delivered)
+        frames.push_back(j["rx"]["frames"]), pauses.push_back(j["pause_frames_received"]), link_frames.push_back(j["link_frames"]);
+    EXPECT_EQ(frames, (std::vector<uint64_t>{0, 0, 1})) << "the first frame is analysed in the window";
+    EXPECT_EQ(pauses, (std::vector<uint64_t>{0, 0, 0})) << "the PAUSE frame at the end is not received";
+    EXPECT_EQ(link_frames, (std::vector<uint64_t>{0, 0, 1}));
+    EXPECT_EQ(delivered[2]["rx"]["latency_ns"]["max"], 1576);
+    EXPECT_EQ(run_frames_at_the_run_boundaries(c.path, false), delivered);
+}
+
 // A PAUSE frame with flow control on holds the transmitter: the link delivers it at its arrival.
 TEST(pcap, a_pause_frame_it_acts_on_is_left_to_the_link) {
     const captured c = capture_pktgen("acts.pcap");
