@@ -166,6 +166,35 @@ TEST(link, frames_sent_ahead_start_at_their_time_and_can_be_withdrawn) {
     EXPECT_EQ(l.books(net::link::a_to_b).in, 1u);
 }
 
+// A frame sent ahead enters the link (the books' `in`) when it starts, as if sent then. One that
+// starts exactly at the warm-up's end enters in the window, as a send() at that time does: sc_start
+// returns at its end time before running the processes due then. The books of the window, the
+// frame sent ahead (from 100 ns, to start at 2 us) or sent at 2 us.
+std::vector<uint64_t> books_of_a_frame_starting_at_the_warm_up_end(bool ahead) {
+    fresh_simulation();
+    net::link l("link", {1000, 0});
+    recorder a, b;
+    l.bind(a, b);
+    const sc_time start(2, sc_core::SC_US);
+    sc_core::sc_event go;
+    spawn_method("sender", go, [&] {
+        l.end_a().send_at(test::make_frame(test::host_mac(2), test::host_mac(1), 64, 0x0800, 1), start);
+    });
+    go.notify(ahead ? sc_time(100, SC_NS) : start);
+    run_for(start);  // the warm-up
+    l.reset_stats();
+    run_for(sc_time(1, sc_core::SC_MS));
+    const ledger books = l.books(net::link::a_to_b);
+    EXPECT_TRUE(books.balanced());
+    return {books.in_flight_start, books.in, books.out, books.in_flight_end, l.stats(net::link::a_to_b).sent};
+}
+
+TEST(link, a_frame_sent_ahead_that_starts_at_the_warm_up_end_enters_in_the_window_as_one_sent_then) {
+    const std::vector<uint64_t> sent_then = books_of_a_frame_starting_at_the_warm_up_end(false);
+    EXPECT_EQ(sent_then, (std::vector<uint64_t>{0, 1, 1, 0, 1}));
+    EXPECT_EQ(books_of_a_frame_starting_at_the_warm_up_end(true), sent_then);
+}
+
 // A sink that takes frames when they are sent: the link spends no event on them and still counts
 // each at its arrival time (stats, books); a frame it declines is delivered by the event.
 TEST(link, frames_a_sink_takes_early_are_counted_at_their_arrival_without_an_event) {
