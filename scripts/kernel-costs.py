@@ -643,9 +643,10 @@ TAKES = {
         # nothing to complete (0x3c0), not the same flow but flush set (0x414: UDP, a TCP PSH): GRO_NORMAL, linear
         # (0x5c), the bucket empty, so its bit is cleared if set (0x7c)
         "dev_gro_normal": (0x3c, 0xd4, 0x2ec, 0x38c, 0x3c0, 0x414, 0x5c, 0x7c),
-        # __ip_queue_xmit as on arm64: IP_PMTUDISC_WANT (0x94), the MTU not locked; a connected socket
-        # (0x114) that is TCP (0x2fc): its own inet_id, no __ip_select_ident
-        "ip_xmit": (0x94, 0x114, 0x2fc),
+        # __ip_queue_xmit: the ACK skb has no dst yet (0x34): the socket's cached one (__sk_dst_check, a call)
+        # set as a noref dst; no IP options (0x2d0 falls through, 0xd8); IP_PMTUDISC_WANT (0x94), the MTU not
+        # locked; a connected socket (0x114) that is TCP (0x2fc): its own inet_id, no __ip_select_ident
+        "ip_xmit": (0x34, 0xd8, 0x94, 0x114, 0x2fc),
         # ip_finish_output2: no lwtunnel state (0x70), no gateway (0x8c: the client is on the link), the
         # neighbour first in its bucket (0x3f8), no pending confirm (0x110), NUD_CONNECTED with a cached header
         "ip_out2": (0x70, 0x8c, 0x3f8, 0x110),
@@ -1149,6 +1150,10 @@ SPEC_ARMHF = dict(SPEC, **grow_window_keys(GROW_ADJUST["armhf"]), **{
     "tcp_recvmsg": dict(SPEC["tcp_recvmsg"], parts=SPEC["tcp_recvmsg"]["parts"] + 2 * [
         Part(V, "_raw_spin_lock_bh", take="spin_lock_bh"), Part(V, "_raw_spin_unlock_bh"),
         Part(V, "__local_bh_enable_ip", take="bh_enable_process", avoid=("do_softirq", "warn_slowpath_fmt"))]),
+    # the ACK's skb has no dst: the socket's cached one (arm64's walk takes the skb's own, which it has not)
+    "ip_queue_xmit": dict(SPEC["ip_queue_xmit"], parts=[
+        Part(V, "__ip_queue_xmit", take="ip_xmit", avoid=("__ip_select_ident",), need=("__sk_dst_check",))]
+        + SPEC["ip_queue_xmit"]["parts"][1:]),
     # the qdisc's TX lock is a call here (_raw_spin_lock), inline on arm64; qdisc_run_begin's trylock is a
     # call on both (arm64's qdisc_run_begin.part.0), not counted on either
     "dev_queue_xmit": dict(SPEC["dev_queue_xmit"], parts=[
