@@ -577,7 +577,22 @@ void core::dsb() {
 // ---------------------------------------------------------------------------------------------
 // Functional data (DMI where the target grants it, else debug transport)
 
+// Nearly every access lies within the DMI range its granule used last: one check and one copy
+// (the search, the map and the debug transport, with its payload, stay out of this path).
 void core::functional(addr_t a, void* data, size_t len, bool write) {
+    const tlm::tlm_dmi* d = dmi_recent_[(a / mem::ddr::chunk_bytes) % dmi_recent_.size()];
+    if (d && a >= d->get_start_address() && a <= d->get_end_address() && len > 0 &&
+        len - 1 <= d->get_end_address() - a &&
+        (write ? d->is_write_allowed() : d->is_read_allowed())) {
+        uint8_t* m = d->get_dmi_ptr() + (a - d->get_start_address());
+        if (write) std::memcpy(m, data, len);
+        else std::memcpy(data, m, len);
+        return;
+    }
+    functional_slow(a, data, len, write);
+}
+
+__attribute__((noinline)) void core::functional_slow(addr_t a, void* data, size_t len, bool write) {
     auto* p = static_cast<uint8_t*>(data);
     while (len > 0) {
         size_t avail = 0;

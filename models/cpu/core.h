@@ -207,6 +207,7 @@ private:
     void line_op(addr_t a, bool clean, bool invalidate);
     void outer_op(addr_t pa, bool clean, bool invalidate);
     void functional(addr_t a, void* data, size_t len, bool write);
+    void functional_slow(addr_t a, void* data, size_t len, bool write);  // functional()'s other cases
     uint8_t* dmi_ptr(addr_t a, size_t& avail, bool write);
     void invalidate_dmi(sc_dt::uint64 start, sc_dt::uint64 end);
 
