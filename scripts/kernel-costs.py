@@ -483,7 +483,9 @@ TAKES = {
         # established socket; not TIME_WAIT, not NEW_SYN_RECV; no xfrm policy (default accept); the socket
         # filter passes; the socket is not owned by the reader; the looked-up socket is refcounted (sock_put)
         "v4_rcv": (0x78, 0x144, 0x1d4, 0x398, 0x204, 0x598, 0xaa8, 0xd00, 0xb0c, 0xc28),
-        "v4_do_rcv": (0x2c,),  # tcp_v4_do_rcv: TCP_ESTABLISHED (rx dst valid)
+        # tcp_v4_do_rcv: TCP_ESTABLISHED (rx dst valid), the RX queue the skb records (0x154: fec records it), the
+        # socket's unchanged (0x1bc)
+        "v4_do_rcv": (0x2c, 0x154, 0x1bc),
         # __inet_lookup_established: the first entry of the bucket matches, not bound to a device,
         # refcount_inc_not_zero succeeds (LL/SC: the A35/A53 have no LSE atomics), the match re-checked
         "lookup_est": (0x80, 0xfc, 0x178, 0x148, 0x1a8, 0x220),
@@ -570,8 +572,10 @@ TAKES = {
         # gro_receive returns no skb to complete, not the same flow, no flush, the bucket below MAX_GRO_SKBS:
         # listed and held (GRO_HELD), linear (no gro_pull_from_frag0), the bucket's bit set
         "dev_gro_held": (0x5c, 0x324, 0x3bc, 0x3f0, 0x78),
-        # __ip_queue_xmit: IP_PMTUDISC_WANT (DF, MTU not locked), TCP's own inet_id (no __ip_select_ident)
-        "ip_xmit": (0xa8, 0x10c, 0x204),
+        # __ip_queue_xmit: the ACK skb has no dst yet (0x44): the socket's cached one (__sk_dst_check, a call) set
+        # as a noref dst; no IP options (0xd8); IP_PMTUDISC_WANT (DF, MTU not locked), TCP's own inet_id (no
+        # __ip_select_ident)
+        "ip_xmit": (0x44, 0xd8, 0xa8, 0x10c, 0x204),
         # ip_finish_output2: no gateway (the client is on the link), the neighbour is cached (first in its
         # bucket: no __neigh_create), no pending confirm, NUD_CONNECTED with a cached header
         "ip_out2": (0x94, 0x344, 0x114),
@@ -583,7 +587,9 @@ TAKES = {
         "validate_xmit": (0x34, 0x108, 0x1a0, 0x210, 0x24c, 0x260),
         # sch_direct_xmit: a lockless qdisc (no root lock), validated, the TX lock taken at once
         "direct_xmit": (0x58, 0x14c, 0x200, 0x1e0, 0xbc),
-        "hard_xmit": (0x6c,),  # dev_hard_start_xmit: no taps (dev_nit_active false)
+        # dev_hard_start_xmit: no taps (dev_nit_active false); one pass of the loop, left at its test of the next
+        # skb (0x4c: none)
+        "hard_xmit": (0x6c, ("exit", 0x4c)),
         # __alloc_skb(GFP_ATOMIC) for an ACK: not fclone, not SKB_ALLOC_NAPI: kmem_cache_alloc_node
         "alloc_skb": (0x4c, 0x68, 0x160),
         "kmalloc_reserve": (0x6c,),  # the caller's address is a kernel address (bit 55 set)
@@ -997,7 +1003,8 @@ SPEC = {
                                   avoid=("napi_skb_cache_get",)),
                              Part(V, "kmalloc_reserve", take="kmalloc_reserve")],
                       note="__alloc_skb(GFP_ATOMIC) without SKB_ALLOC_NAPI (an ACK): the head cache, kmalloc_reserve"),
-    "ip_queue_xmit": dict(parts=[Part(V, "__ip_queue_xmit", take="ip_xmit", avoid=("__ip_select_ident",)),
+    "ip_queue_xmit": dict(parts=[Part(V, "__ip_queue_xmit", take="ip_xmit", avoid=("__ip_select_ident",),
+                                      need=("__sk_dst_check",)),
                                  Part(V, "ip_local_out"), Part(V, "__ip_local_out"),
                                  Part(V, "ip_output"), Part(V, "ip_finish_output"), Part(V, "__ip_finish_output"),
                                  Part(V, "ip_finish_output2", take="ip_out2", need=("__dev_queue_xmit",),
@@ -1150,10 +1157,6 @@ SPEC_ARMHF = dict(SPEC, **grow_window_keys(GROW_ADJUST["armhf"]), **{
     "tcp_recvmsg": dict(SPEC["tcp_recvmsg"], parts=SPEC["tcp_recvmsg"]["parts"] + 2 * [
         Part(V, "_raw_spin_lock_bh", take="spin_lock_bh"), Part(V, "_raw_spin_unlock_bh"),
         Part(V, "__local_bh_enable_ip", take="bh_enable_process", avoid=("do_softirq", "warn_slowpath_fmt"))]),
-    # the ACK's skb has no dst: the socket's cached one (arm64's walk takes the skb's own, which it has not)
-    "ip_queue_xmit": dict(SPEC["ip_queue_xmit"], parts=[
-        Part(V, "__ip_queue_xmit", take="ip_xmit", avoid=("__ip_select_ident",), need=("__sk_dst_check",))]
-        + SPEC["ip_queue_xmit"]["parts"][1:]),
     # the qdisc's TX lock is a call here (_raw_spin_lock), inline on arm64; qdisc_run_begin's trylock is a
     # call on both (arm64's qdisc_run_begin.part.0), not counted on either
     "dev_queue_xmit": dict(SPEC["dev_queue_xmit"], parts=[
