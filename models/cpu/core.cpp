@@ -674,7 +674,9 @@ __attribute__((always_inline)) inline sc_time core::bus(const mem::region* r, tl
 }
 
 // Normal non-cacheable reads stall for the whole round trip, one burst per line-sized piece.
-void core::uncached_read(const mem::region& r, addr_t a, void* dst, size_t len) {
+// Inline in read (the driver's descriptor reads), as cached_access.
+__attribute__((always_inline)) inline void core::uncached_read(const mem::region& r, addr_t a, void* dst,
+                                                               size_t len) {
     for (size_t off = 0; off < len;) {
         const size_t n = std::min<size_t>(len - off, p_.line_bytes - ((a + off) & (p_.line_bytes - 1)));
         const sc_time local = qk_.get_local_time();
