@@ -1,6 +1,7 @@
 #include "models/net/eth_switch.h"
 
 #include "models/net/mac_control.h"
+#include "models/net/taken_early.h"
 #include "models/sim_stats.h"
 #include "models/sim_time.h"
 #include "config/config.h"
@@ -273,17 +274,19 @@ void eth_switch::enqueue(size_t out, frame_ptr f, size_t ingress) {
 }
 
 // Frames sent ahead leave the queue, and count as sent, when they start (as the scheduler would
-// have sent them then).
+// have sent them then); frames taken early count as received when they arrive. Both by the
+// link's rule (taken_early::happened_by): at the warm-up's end, sc_start has not yet run the
+// events of that time, so a start or an arrival then belongs to the window.
 void eth_switch::settle(port_state& ps) {
     const sc_time now = sim_time();
-    while (!ps.sent.empty() && ps.sent.front().start <= now) {
+    while (!ps.sent.empty() && taken_early::happened_by(ps.sent.front().start, now)) {
         const ahead a = ps.sent.pop_front();
         if (a.early) count_received(a);
         ps.queue_bytes -= a.bytes;
         ++ps.stats.tx_frames;
         ps.stats.tx_bytes += a.bytes;
     }
-    for (size_t i = 0; i < ps.sent.size() && ps.sent[i].arrives <= now; ++i) {
+    for (size_t i = 0; i < ps.sent.size() && taken_early::happened_by(ps.sent[i].arrives, now); ++i) {
         if (!ps.sent[i].early) continue;
         count_received(ps.sent[i]);
         ps.sent[i].early = false;
@@ -307,8 +310,9 @@ eth_switch::ahead_count eth_switch::sent_ahead(const port_state& ps, bool starte
     ahead_count c;
     for (size_t i = 0; i < ps.sent.size(); ++i) {
         const ahead& a = ps.sent[i];
-        const bool queued = a.start > sim_time() && a.arrives <= sim_time();
-        if (started ? a.start > sim_time() : !queued) continue;
+        const bool has_started = taken_early::happened_by(a.start, sim_time());
+        const bool queued = !has_started && taken_early::happened_by(a.arrives, sim_time());
+        if (started ? !has_started : !queued) continue;
         ++c.frames;
         c.bytes += a.bytes;
     }
@@ -321,7 +325,7 @@ eth_switch::ahead_count eth_switch::occupancy(const port_state& ps) {
     ahead_count c{ps.queue.size(), ps.queue_bytes};
     for (size_t i = 0; i < ps.sent.size(); ++i) {
         const ahead& a = ps.sent[i];
-        if (a.start > sim_time() && a.arrives <= sim_time()) ++c.frames;
+        if (!taken_early::happened_by(a.start, sim_time()) && taken_early::happened_by(a.arrives, sim_time())) ++c.frames;
         else c.bytes -= a.bytes;
     }
     return c;
@@ -415,7 +419,8 @@ switch_port_stats eth_switch::port_stats(size_t i) const {
     for (auto& other : ports_)
         for (size_t k = 0; k < other->sent.size(); ++k) {
             const ahead& a = other->sent[k];
-            if (a.early && a.ingress == i && a.arrives <= sim_time()) ++s.rx_frames, s.rx_bytes += a.bytes;
+            if (a.early && a.ingress == i && taken_early::happened_by(a.arrives, sim_time()))
+                ++s.rx_frames, s.rx_bytes += a.bytes;
         }
     return s;
 }
@@ -424,7 +429,7 @@ switch_stats eth_switch::stats() const {
     switch_stats s = stats_;
     for (auto& ps : ports_)
         for (size_t k = 0; k < ps->sent.size(); ++k)
-            if (ps->sent[k].early && ps->sent[k].arrives <= sim_time()) ++s.forwarded;
+            if (ps->sent[k].early && taken_early::happened_by(ps->sent[k].arrives, sim_time())) ++s.forwarded;
     return s;
 }
 

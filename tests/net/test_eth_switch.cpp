@@ -406,6 +406,43 @@ TEST(eth_switch, two_port_switch_takes_frames_early_with_the_same_timing) {
     EXPECT_NEAR(three.events_per_frame, 2.0, 0.1);
 }
 
+// Frames from host 0 to host 1 at the run's boundaries (the warm-up ends at 20.576 us, the run at
+// 30.576 us): one arriving at the switch exactly at each end and one the switch starts sending
+// exactly at each end (1.5 us after its arrival). sc_start returns before running the events of
+// its end time, so a switch that handles every frame by its events (emit_pause: it neither takes
+// frames early nor sends ahead) receives and sends those after the reset, in the window, or not
+// at all. A two-port switch that takes them early and sends them ahead counts the same: the
+// ports' counters and the links' before and after the reset and at the end.
+std::vector<uint64_t> run_unicast_at_the_run_boundaries(bool by_events) {
+    fresh_simulation();
+    net::switch_params p = base_params();
+    p.emit_pause = by_events;  // no queue comes near the threshold: no PAUSE is sent
+    p.pause_threshold_bytes = 49152;
+    star s(p, std::vector<net::link_params>(2, {1000, 0}));
+    send_at(s.host_tx(1), sc_time(0, SC_NS), [] { return test::make_frame(test::broadcast, host_mac(2), 64); });
+    send_at(s.host_tx(0), sc_time(1, sc_core::SC_US), [] { return test::make_frame(test::broadcast, host_mac(1), 64); });
+    for (double sent_us : {18.5, 20.0, 28.5, 30.0})  // each arrives 576 ns later
+        send_at(s.host_tx(0), sc_time(sent_us, sc_core::SC_US), [] { return test::make_frame(host_mac(2), host_mac(1), 64); });
+    std::vector<uint64_t> seen;
+    auto look = [&] {
+        seen.insert(seen.end(), {s.sw->port_stats(0).rx_frames, s.sw->port_stats(1).tx_frames, s.sw->stats().forwarded,
+                                 s.links[0]->stats(net::link::a_to_b).frames, s.links[1]->stats(net::link::b_to_a).sent});
+    };
+    run_for(sc_time(20576, SC_NS));  // the warm-up
+    look(), s.sw->reset_stats(), s.links[0]->reset_stats(), s.links[1]->reset_stats(), look();
+    run_for(sc_time(10, sc_core::SC_US));  // the measured window
+    look();
+    return seen;
+}
+
+TEST(eth_switch, frames_taken_early_or_sent_ahead_at_the_warm_up_or_run_end_count_as_its_events_would) {
+    const std::vector<uint64_t> by_events = run_unicast_at_the_run_boundaries(true);
+    EXPECT_EQ(by_events, (std::vector<uint64_t>{2, 1, 1, 2, 1, 0, 0, 0, 0, 0, 2, 2, 2, 2, 2}))
+        << "before the reset: the broadcast and the frame of 19.076 us in, the broadcast out; in the window: "
+           "the frames of 20.576 us and 29.076 us in, those of 19.076 us and 20.576 us out";
+    EXPECT_EQ(run_unicast_at_the_run_boundaries(false), by_events);
+}
+
 TEST(eth_switch, bad_parameters_are_clear_errors) {
     fresh_simulation();
     net::switch_params p;
