@@ -178,10 +178,7 @@ bool eth_switch::arriving(size_t in, frame_ptr& f, const sc_time& at) {
     if (is_group(src) || is_group(dst) || !learned_until(src, in, at) || !learned_until(dst, out, at)) return false;
     if (p_.check_fcs && !fcs_ok(*f)) return false;
     settle(ps);
-    size_t frames = 0;
-    uint64_t bytes = 0;
-    for (size_t i = 0; i < ps.sent.size(); ++i)
-        if (ps.sent[i].start > at) ++frames, bytes += ps.sent[i].bytes;
+    const auto [frames, bytes] = queue_at_arrival(ps, at, ps.sent.size());
     if ((p_.queue_frames && frames >= p_.queue_frames) || (p_.queue_bytes && bytes + n > p_.queue_bytes)) return false;
     table_.find(src)->second.last_seen = at;
     ps.queue_bytes += n;
@@ -331,6 +328,16 @@ eth_switch::ahead_count eth_switch::occupancy(const port_state& ps) {
     return c;
 }
 
+// The queue a frame taken early finds at its arrival `at` (before it joins): of the first `taken`
+// frames sent ahead, those that start after `at` (a two-port switch takes a frame early only
+// while its queue is empty, and the frames sent ahead before it arrived before it).
+eth_switch::ahead_count eth_switch::queue_at_arrival(const port_state& ps, const sc_time& at, size_t taken) {
+    ahead_count c;
+    for (size_t i = 0; i < taken; ++i)
+        if (ps.sent[i].start > at) ++c.frames, c.bytes += ps.sent[i].bytes;
+    return c;
+}
+
 // The output scheduler of port p: starts at most one frame per activation and re-arms itself for
 // the moment the next one may start (transmitter free, head ready, pause over).
 void eth_switch::run_port(size_t p) {
@@ -441,6 +448,16 @@ void eth_switch::reset_stats() {
         const ahead_count occ = occupancy(*ps);
         ps->stats.max_queue_frames = occ.frames;
         ps->stats.max_queue_bytes = occ.bytes;
+        // arriving() booked the queue a frame taken early finds at its arrival when it took the
+        // frame: one still to arrive (settle() counted the others) books it again, in the window,
+        // as receive() would at its arrival.
+        for (size_t k = 0; k < ps->sent.size(); ++k) {
+            const ahead& a = ps->sent[k];
+            if (!a.early) continue;
+            const ahead_count found = queue_at_arrival(*ps, a.arrives, k);
+            ps->stats.max_queue_frames = std::max<uint64_t>(ps->stats.max_queue_frames, found.frames + 1);
+            ps->stats.max_queue_bytes = std::max(ps->stats.max_queue_bytes, found.bytes + a.bytes);
+        }
     }
 }
 

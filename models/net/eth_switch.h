@@ -148,6 +148,7 @@ private:
     // have started; occupancy(): the queue now, as the scheduler alone would hold it.
     static ahead_count sent_ahead(const port_state& ps, bool started = false);
     static ahead_count occupancy(const port_state& ps);
+    static ahead_count queue_at_arrival(const port_state& ps, const sc_core::sc_time& at, size_t taken);
     void run_port(size_t p);
     void port_step(size_t p);
     void request_pause(size_t p);
