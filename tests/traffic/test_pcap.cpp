@@ -416,9 +416,6 @@ TEST(pcap, frames_land_on_the_interface_given) {
 namespace fecsim::traffic {
 namespace {
 
-// With the real link model: generator <-> link <-> reflector, both directions captured in one
-// file, one pcapng interface each (the tap passes the link direction as the interface id); tshark
-// sees UDP both ways, with good checksums, and the MACs swapped on the way back.
 // The replay (flow control off, sending nothing in this run) on side a of a real link with
 // 1 us of propagation: a 64-byte frame sent at t arrives at t + 576 ns + 1 us. A thread sends it
 // pktgen frames stamped when built (the analysis' latency is their arrival time less the stamp)
@@ -595,6 +592,9 @@ TEST(pcap, a_frame_taken_early_and_not_arrived_is_given_back_unanalysed) {
     EXPECT_FALSE(gen.give_back_last(sc_core::sc_time_stamp())) << "nothing taken is still to arrive";
 }
 
+// With the real link model: generator <-> link <-> reflector, both directions captured in one
+// file, one pcapng interface each (the tap passes the link direction as the interface id); tshark
+// sees UDP both ways, with good checksums, and the MACs swapped on the way back.
 TEST(pcap, real_link_capture_shows_both_directions_with_swapped_macs) {
     fresh_simulation();
     if (!test::have_tshark()) GTEST_SKIP() << "tshark is not installed: capture not decoded";
