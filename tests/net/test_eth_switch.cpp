@@ -406,6 +406,20 @@ TEST(eth_switch, two_port_switch_takes_frames_early_with_the_same_timing) {
     EXPECT_NEAR(three.events_per_frame, 2.0, 0.1);
 }
 
+// Two hosts on a switch over links without propagation delay, each learned from its broadcast
+// (host 1 sends it at 0, host 0 at 1 us). `by_events` (emit_pause, no queue comes near the threshold:
+// no PAUSE is sent): the switch handles every frame by its events; otherwise it takes frames
+// early and sends them ahead. Built after fresh_simulation().
+star two_learned_hosts(bool by_events) {
+    net::switch_params p = base_params();
+    p.emit_pause = by_events;
+    p.pause_threshold_bytes = 49152;
+    star s(p, std::vector<net::link_params>(2, {1000, 0}));
+    send_at(s.host_tx(1), sc_time(0, SC_NS), [] { return test::make_frame(test::broadcast, host_mac(2), 64); });
+    send_at(s.host_tx(0), sc_time(1, sc_core::SC_US), [] { return test::make_frame(test::broadcast, host_mac(1), 64); });
+    return s;
+}
+
 // Frames from host 0 to host 1 at the run's boundaries (the warm-up ends at 20.576 us, the run at
 // 30.576 us): one arriving at the switch exactly at each end and one the switch starts sending
 // exactly at each end (1.5 us after its arrival). sc_start returns before running the events of
@@ -415,12 +429,7 @@ TEST(eth_switch, two_port_switch_takes_frames_early_with_the_same_timing) {
 // ports' counters and the links' before and after the reset and at the end.
 std::vector<uint64_t> run_unicast_at_the_run_boundaries(bool by_events) {
     fresh_simulation();
-    net::switch_params p = base_params();
-    p.emit_pause = by_events;  // no queue comes near the threshold: no PAUSE is sent
-    p.pause_threshold_bytes = 49152;
-    star s(p, std::vector<net::link_params>(2, {1000, 0}));
-    send_at(s.host_tx(1), sc_time(0, SC_NS), [] { return test::make_frame(test::broadcast, host_mac(2), 64); });
-    send_at(s.host_tx(0), sc_time(1, sc_core::SC_US), [] { return test::make_frame(test::broadcast, host_mac(1), 64); });
+    star s = two_learned_hosts(by_events);
     for (double sent_us : {18.5, 20.0, 28.5, 30.0})  // each arrives 576 ns later
         send_at(s.host_tx(0), sc_time(sent_us, sc_core::SC_US), [] { return test::make_frame(host_mac(2), host_mac(1), 64); });
     std::vector<uint64_t> seen;
@@ -450,12 +459,7 @@ TEST(eth_switch, frames_taken_early_or_sent_ahead_at_the_warm_up_or_run_end_coun
 // switch that takes frames early already holds it, as arriving() books it when it takes one.)
 std::vector<uint64_t> peak_queue_of_the_window(bool by_events) {
     fresh_simulation();
-    net::switch_params p = base_params();
-    p.emit_pause = by_events;  // no queue comes near the threshold: no PAUSE is sent
-    p.pause_threshold_bytes = 49152;
-    star s(p, std::vector<net::link_params>(2, {1000, 0}));
-    send_at(s.host_tx(1), sc_time(0, SC_NS), [] { return test::make_frame(test::broadcast, host_mac(2), 64); });
-    send_at(s.host_tx(0), sc_time(1, sc_core::SC_US), [] { return test::make_frame(test::broadcast, host_mac(1), 64); });
+    star s = two_learned_hosts(by_events);
     for (double sent_ns : {19576.0, 20276.0})
         send_at(s.host_tx(0), sc_time(sent_ns, SC_NS), [] { return test::make_frame(host_mac(2), host_mac(1), 64); });
     run_for(sc_time(20576, SC_NS));  // the warm-up

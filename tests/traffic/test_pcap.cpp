@@ -416,11 +416,52 @@ TEST(pcap, frames_land_on_the_interface_given) {
 namespace fecsim::traffic {
 namespace {
 
+pcap_replay_params replay_sending_nothing(const std::string& capture) {
+    pcap_replay_params p;
+    p.path = capture;
+    p.start_delay_ns = 1e9;  // no frame sent in this run
+    return p;
+}
+
+pktgen_params sixty_byte_frames() {
+    pktgen_params cmd;
+    apply_pktgen_command(cmd, "pkt_size 60");
+    return cmd;
+}
+
 // The replay (flow control off, sending nothing in this run) on side a of a real link with
-// 1 us of propagation: a 64-byte frame sent at t arrives at t + 576 ns + 1 us. A thread sends it
+// 1 us of propagation: a 64-byte frame sent at t arrives at t + 576 ns + 1 us. Side b sends it
 // pktgen frames stamped when built (the analysis' latency is their arrival time less the stamp)
-// and a PAUSE frame, reads its report just before and just after their arrivals, and starts its
-// window while a frame is in flight and just after one arrived.
+// and PAUSE frames. With `tap`, the link delivers every frame itself (one event per arrival).
+// Built after fresh_simulation().
+struct replay_behind_a_link {
+    pcap_replay gen;
+    net::link l;
+    test::collector far;
+    pktgen_builder builder;
+
+    replay_behind_a_link(const std::string& capture, bool tap)
+        : gen("replay", replay_sending_nothing(capture)), l("l", {1000, 1000}),
+          builder(sixty_byte_frames(), {{0x00, 0x04, 0x9f, 0x00, 0x00, 0x02}, 0xc6120001}, 1) {
+        l.bind(gen, far);
+        gen.connect(l.end_a());
+        if (tap) l.add_tap([](int, const net::frame&, sc_time, sc_time) {});
+    }
+    net::frame_ptr stamped_now(uint32_t seq) {
+        net::frame_ptr f = net::frame_pool::instance().get(0);
+        builder.build(*f, seq, sc_core::sc_time_stamp());
+        return f;
+    }
+    static net::frame_ptr pause() {
+        net::frame_ptr f = net::frame_pool::instance().get(0);
+        net::make_pause(*f, 0x02000000000bull, 16);
+        return f;
+    }
+};
+
+// A thread sends the replay behind a link pktgen frames and a PAUSE frame, reads its report just
+// before and just after their arrivals, and starts its window while a frame is in flight and just
+// after one arrived.
 struct analysed_run {
     std::vector<nlohmann::json> seen;  // the replay's report at each look
     uint64_t events = 0;
@@ -428,48 +469,27 @@ struct analysed_run {
 
 analysed_run run_analysed_frames(const std::string& capture, bool tap) {
     fresh_simulation();
-    pcap_replay_params p;
-    p.path = capture;
-    p.start_delay_ns = 1e9;  // no frame sent in this run
-    pcap_replay gen("replay", p);
-    net::link l("l", {1000, 1000});
-    test::collector far;
-    l.bind(gen, far);
-    gen.connect(l.end_a());
-    if (tap) l.add_tap([](int, const net::frame&, sc_time, sc_time) {});  // every frame delivered by the link
-    pktgen_params cmd;
-    apply_pktgen_command(cmd, "pkt_size 60");
-    pktgen_builder builder(cmd, {{0x00, 0x04, 0x9f, 0x00, 0x00, 0x02}, 0xc6120001}, 1);
+    replay_behind_a_link s(capture, tap);
     uint32_t seq = 0;
-    auto stamped = [&] {
-        net::frame_ptr f = net::frame_pool::instance().get(0);
-        builder.build(*f, ++seq, sc_core::sc_time_stamp());
-        return f;
-    };
-    auto pause = [] {
-        net::frame_ptr f = net::frame_pool::instance().get(0);
-        net::make_pause(*f, 0x02000000000bull, 16);
-        return f;
-    };
     analysed_run r;
     auto at = [](double us) { wait(sc_time(us, SC_US) - sc_core::sc_time_stamp()); };
     auto look = [&] {
         nlohmann::json j;
-        gen.report(j);
+        s.gen.report(j);
         r.seen.push_back(j);
     };
     spawn_thread("peer", [&] {
-        at(10), l.end_b().send(stamped());  // arrives at 11.576 us
+        at(10), s.l.end_b().send(s.stamped_now(++seq));  // arrives at 11.576 us
         at(11.5), look();
         at(11.6), look();
-        at(20), l.end_b().send(pause());    // arrives at 21.576 us
-        l.end_b().send(stamped());          // after it on the wire: 22.248 us
+        at(20), s.l.end_b().send(s.pause());             // arrives at 21.576 us
+        s.l.end_b().send(s.stamped_now(++seq));          // after it on the wire: 22.248 us
         at(21.5), look();
         at(21.6), look();
-        at(22), gen.reset_stats(), look();  // the frame in flight arrives in the window
+        at(22), s.gen.reset_stats(), look();  // the frame in flight arrives in the window
         at(22.3), look();
-        at(30.3), l.end_b().send(stamped());  // arrives at 31.876 us
-        at(31.9), gen.reset_stats(), look();  // it arrived before this window
+        at(30.3), s.l.end_b().send(s.stamped_now(++seq));  // arrives at 31.876 us
+        at(31.9), s.gen.reset_stats(), look();             // it arrived before this window
     });
     const uint64_t e0 = sim_stats::kernel_events;
     sc_core::sc_start(40, SC_US);
@@ -503,37 +523,20 @@ TEST(pcap, frames_it_only_analyses_are_taken_when_sent_and_analysed_at_their_arr
 // reset and at the end, and the link's frames into the replay.
 std::vector<nlohmann::json> run_frames_at_the_run_boundaries(const std::string& capture, bool tap) {
     fresh_simulation();
-    pcap_replay_params p;
-    p.path = capture;
-    p.start_delay_ns = 1e9;  // no frame sent in this run
-    pcap_replay gen("replay", p);
-    net::link l("l", {1000, 1000});
-    test::collector far;
-    l.bind(gen, far);
-    gen.connect(l.end_a());
-    if (tap) l.add_tap([](int, const net::frame&, sc_time, sc_time) {});  // every frame delivered by the link
-    pktgen_params cmd;
-    apply_pktgen_command(cmd, "pkt_size 60");
-    pktgen_builder builder(cmd, {{0x00, 0x04, 0x9f, 0x00, 0x00, 0x02}, 0xc6120001}, 1);
+    replay_behind_a_link s(capture, tap);
     spawn_thread("peer", [&] {
-        wait(sc_time(10, SC_US));
-        net::frame_ptr f = net::frame_pool::instance().get(0);
-        builder.build(*f, 1, sc_core::sc_time_stamp());
-        l.end_b().send(std::move(f));
-        wait(sc_time(10, SC_US));
-        f = net::frame_pool::instance().get(0);
-        net::make_pause(*f, 0x02000000000bull, 16);
-        l.end_b().send(std::move(f));
+        wait(sc_time(10, SC_US)), s.l.end_b().send(s.stamped_now(1));
+        wait(sc_time(10, SC_US)), s.l.end_b().send(s.pause());
     });
     std::vector<nlohmann::json> seen;
     auto look = [&] {
         nlohmann::json j;
-        gen.report(j);
-        j["link_frames"] = l.stats(net::link::b_to_a).frames;
+        s.gen.report(j);
+        j["link_frames"] = s.l.stats(net::link::b_to_a).frames;
         seen.push_back(j);
     };
     run_for(sc_time(11576, SC_NS));  // the warm-up
-    look(), gen.reset_stats(), l.reset_stats(), look();
+    look(), s.gen.reset_stats(), s.l.reset_stats(), look();
     run_for(sc_time(10, SC_US));  // the measured window
     look();
     return seen;
@@ -575,10 +578,7 @@ TEST(pcap, a_pause_frame_it_acts_on_is_left_to_the_link) {
 TEST(pcap, a_frame_taken_early_and_not_arrived_is_given_back_unanalysed) {
     const captured c = capture_pktgen("given_back.pcap");
     fresh_simulation();
-    pcap_replay_params p;
-    p.path = c.path;
-    p.start_delay_ns = 1e9;
-    pcap_replay gen("replay", p);
+    pcap_replay gen("replay", replay_sending_nothing(c.path));
     for (size_t i = 0; i < 2; ++i) {
         net::frame_ptr f = net::frame_pool::instance().get(c.frames[i].size());
         f->bytes = c.frames[i];

@@ -348,10 +348,31 @@ net::frame_ptr frame_for_generator(bool pause) {
     return f;
 }
 
-// The generator (rx disabled, flow control off, sending nothing) on side a of a real link with
-// 1 us of propagation: a 64-byte frame sent at t arrives at t + 576 ns + 1 us. A thread sends
-// frames towards it, reads its counters just before and just after their arrivals, and starts
-// its window while a frame is in flight and just after one arrived.
+// The generator (rx disabled, flow control off) sending nothing in this run.
+pktgen_model_params generator_sending_nothing() {
+    pktgen_model_params p = model({"count 0"});
+    p.start_delay_ns = 1e9;  // no xmit call in this run
+    return p;
+}
+
+// The generator sending nothing on side a of a real link with 1 us of propagation: a 64-byte
+// frame sent at t arrives at t + 576 ns + 1 us. With `tap`, the link delivers every frame itself
+// (one event per arrival). Built after fresh_simulation().
+struct generator_behind_a_link {
+    pktgen gen;
+    net::link l;
+    collector far;
+
+    explicit generator_behind_a_link(bool tap) : gen("gen", generator_sending_nothing()), l("l", {gbit, 1000}) {
+        l.bind(gen, far);
+        gen.connect(l.end_a());
+        if (tap) l.add_tap([](int, const net::frame&, sc_time, sc_time) {});
+    }
+};
+
+// A thread sends frames towards the generator behind a link, reads its counters just before and
+// just after their arrivals, and starts its window while a frame is in flight and just after one
+// arrived.
 struct counted_frames_run {
     std::vector<std::pair<uint64_t, uint64_t>> seen;  // (rx_ignored, pause_frames_received)
     nlohmann::json report;
@@ -360,34 +381,27 @@ struct counted_frames_run {
 
 counted_frames_run run_counted_frames(bool tap) {
     fresh_simulation();
-    pktgen_model_params p = model({"count 0"});
-    p.start_delay_ns = 1e9;  // no xmit call in this run
-    pktgen gen("gen", p);
-    net::link l("l", {gbit, 1000});
-    collector far;
-    l.bind(gen, far);
-    gen.connect(l.end_a());
-    if (tap) l.add_tap([](int, const net::frame&, sc_time, sc_time) {});  // every frame delivered by the link
+    generator_behind_a_link s(tap);
     counted_frames_run r;
     auto at = [](double us) { wait(sc_time(us, SC_US) - sc_core::sc_time_stamp()); };
-    auto look = [&] { r.seen.emplace_back(gen.stats().rx_ignored, gen.pause_frames_received()); };
+    auto look = [&] { r.seen.emplace_back(s.gen.stats().rx_ignored, s.gen.pause_frames_received()); };
     spawn_thread("peer", [&] {
-        at(10), l.end_b().send(frame_for_generator(false));  // arrives at 11.576 us
+        at(10), s.l.end_b().send(frame_for_generator(false));  // arrives at 11.576 us
         at(11.5), look();
         at(11.6), look();
-        at(20), l.end_b().send(frame_for_generator(true));   // arrives at 21.576 us
-        l.end_b().send(frame_for_generator(false));          // after it on the wire: 22.248 us
+        at(20), s.l.end_b().send(frame_for_generator(true));   // arrives at 21.576 us
+        s.l.end_b().send(frame_for_generator(false));          // after it on the wire: 22.248 us
         at(21.5), look();
         at(21.6), look();
-        at(22), gen.reset_stats(), look();                   // the frame in flight arrives in the window
+        at(22), s.gen.reset_stats(), look();                   // the frame in flight arrives in the window
         at(22.3), look();
-        at(30), l.end_b().send(frame_for_generator(false));  // arrives at 31.576 us
-        at(31.6), gen.reset_stats(), look();                 // it arrived before this window
+        at(30), s.l.end_b().send(frame_for_generator(false));  // arrives at 31.576 us
+        at(31.6), s.gen.reset_stats(), look();                 // it arrived before this window
     });
     const uint64_t e0 = sim_stats::kernel_events;
     sc_core::sc_start(40, SC_US);
     r.events = sim_stats::kernel_events - e0;
-    gen.report(r.report);
+    s.gen.report(r.report);
     return r;
 }
 
@@ -412,30 +426,23 @@ TEST(pktgen, frames_it_only_counts_are_taken_when_sent_and_counted_at_their_arri
 // and after the reset and at the end, then the report's.
 std::vector<uint64_t> run_frames_at_the_run_boundaries(bool tap) {
     fresh_simulation();
-    pktgen_model_params p = model({"count 0"});
-    p.start_delay_ns = 1e9;  // no xmit call in this run
-    pktgen gen("gen", p);
-    net::link l("l", {gbit, 1000});
-    collector far;
-    l.bind(gen, far);
-    gen.connect(l.end_a());
-    if (tap) l.add_tap([](int, const net::frame&, sc_time, sc_time) {});  // every frame delivered by the link
+    generator_behind_a_link s(tap);
     spawn_thread("peer", [&] {
-        wait(sc_time(10, SC_US)), l.end_b().send(frame_for_generator(false));
-        wait(sc_time(10, SC_US)), l.end_b().send(frame_for_generator(true));
+        wait(sc_time(10, SC_US)), s.l.end_b().send(frame_for_generator(false));
+        wait(sc_time(10, SC_US)), s.l.end_b().send(frame_for_generator(true));
     });
     std::vector<uint64_t> seen;
     auto look = [&] {
-        seen.insert(seen.end(), {gen.stats().rx_ignored, gen.pause_frames_received(), l.stats(net::link::b_to_a).frames});
+        seen.insert(seen.end(), {s.gen.stats().rx_ignored, s.gen.pause_frames_received(), s.l.stats(net::link::b_to_a).frames});
     };
     const sc_time arrival = sc_time(11576, SC_NS);
     run_for(arrival);  // the warm-up
-    look(), gen.reset_stats(), l.reset_stats(), look();
+    look(), s.gen.reset_stats(), s.l.reset_stats(), look();
     run_for(sc_time(10, SC_US));  // the measured window
     look();
     nlohmann::json j;
-    gen.report(j);
-    const ledger books = l.books(net::link::b_to_a);
+    s.gen.report(j);
+    const ledger books = s.l.books(net::link::b_to_a);
     EXPECT_TRUE(books.balanced());
     seen.insert(seen.end(), {j["rx_ignored"].get<uint64_t>(), j["pause_frames_received"].get<uint64_t>(),
                              books.in_flight_start, books.in_flight_end});
@@ -456,9 +463,7 @@ TEST(pktgen, a_frame_it_takes_early_arriving_at_the_warm_up_or_run_end_counts_as
 // delivers every frame (a tap), and never at its first arrival time.
 std::vector<uint64_t> run_withdrawn_frame(bool tap) {
     fresh_simulation();
-    pktgen_model_params p = model({"count 0"});
-    p.start_delay_ns = 1e9;  // no xmit call in this run
-    pktgen gen("gen", p);
+    pktgen gen("gen", generator_sending_nothing());
     net::switch_params sp;
     sp.forwarding_latency_ns = 1500;
     net::eth_switch sw("sw", sp, 2);
