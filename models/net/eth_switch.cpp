@@ -303,13 +303,11 @@ void eth_switch::withdraw(port_state& ps) {
     }
 }
 
-eth_switch::ahead_count eth_switch::sent_ahead(const port_state& ps, bool started) {
+eth_switch::ahead_count eth_switch::started_ahead(const port_state& ps) {
     ahead_count c;
     for (size_t i = 0; i < ps.sent.size(); ++i) {
         const ahead& a = ps.sent[i];
-        const bool has_started = taken_early::happened_by(a.start, sim_time());
-        const bool queued = !has_started && taken_early::happened_by(a.arrives, sim_time());
-        if (started ? !has_started : !queued) continue;
+        if (!taken_early::happened_by(a.start, sim_time())) continue;
         ++c.frames;
         c.bytes += a.bytes;
     }
@@ -420,7 +418,7 @@ sc_time eth_switch::pause_time(size_t p, uint16_t quanta) const {
 switch_port_stats eth_switch::port_stats(size_t i) const {
     const port_state& ps = *ports_.at(i);
     switch_port_stats s = ps.stats;
-    const ahead_count started = sent_ahead(ps, true);
+    const ahead_count started = started_ahead(ps);
     s.tx_frames += started.frames;
     s.tx_bytes += started.bytes;
     for (auto& other : ports_)

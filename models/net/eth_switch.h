@@ -144,9 +144,9 @@ private:
         size_t frames = 0;
         uint64_t bytes = 0;
     };
-    // Frames sent ahead that are in the queue now (received, not started) or, `started`, that
-    // have started; occupancy(): the queue now, as the scheduler alone would hold it.
-    static ahead_count sent_ahead(const port_state& ps, bool started = false);
+    // Frames sent ahead that have started by now; occupancy(): the queue now, as the scheduler
+    // alone would hold it.
+    static ahead_count started_ahead(const port_state& ps);
     static ahead_count occupancy(const port_state& ps);
     static ahead_count queue_at_arrival(const port_state& ps, const sc_core::sc_time& at, size_t taken);
     void run_port(size_t p);
