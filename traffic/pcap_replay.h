@@ -70,7 +70,6 @@ public:
     }
     std::string final_summary() const override;
 
-    const pcap_trace& trace() const { return trace_; }
     bool finished() const { return finished_; }
     const sc_core::sc_event& finished_event() const { return finished_ev_; }
 

@@ -266,9 +266,6 @@ private:
     size_t rx_head_ = 0, rx_count_ = 0, rx_level_ = 0;
     bool rx_busy_ = false;
     std::vector<rx_wb> rx_wb_;
-    size_t rx_wb_bytes_ = 0;    // FIFO bytes released at write-back
-    unsigned rx_wb_ring_ = 0;
-    bool rx_wb_int_ = false;
     std::array<uint64_t, max_queues> rx_ptr_{};
     std::array<bool, max_queues> rx_halted_{}, rx_starved_{};
     std::vector<uint8_t> rx_scratch_;
