@@ -18,4 +18,14 @@ inline const sc_core::sc_time& sim_time() {
 #endif
 }
 
+// Whether an event at `t` (a link's delivery, the start of a frame sent ahead) has run for a
+// reader at `now`: before `now`, or at `now` inside the simulation, where the models' own work
+// and the register accesses run. Between two sc_start calls (the warm-up's end, the report) it
+// has not: sc_start returns at its end time before running that time's events, which run at the
+// start of the next sc_start, in the next window. Models that count such an event without
+// waiting for it (frames taken early, frames sent ahead) count it by this rule.
+inline bool happened_by(const sc_core::sc_time& t, const sc_core::sc_time& now) {
+    return t < now || (t == now && sc_core::sc_get_status() != sc_core::SC_PAUSED);
+}
+
 }  // namespace fecsim

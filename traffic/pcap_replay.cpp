@@ -172,7 +172,7 @@ void pcap_replay::take_arrivals(const sc_time& now) {
 }
 
 // The statistics readers are const: receiving the frames the link would have delivered by now
-// (net::taken_early::happened_by) changes what they read exactly as its delivery would have.
+// (happened_by) changes what they read exactly as its delivery would have.
 void pcap_replay::settle() const { const_cast<pcap_replay*>(this)->take_arrivals(sc_core::sc_time_stamp()); }
 
 // A frame at its arrival `at` (now), or one only analysed (only_analysed) at any time after it.

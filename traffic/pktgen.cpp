@@ -196,7 +196,7 @@ void pktgen::take_arrivals(const sc_time& now) {
 }
 
 // The statistics readers are const: receiving the frames the link would have delivered by now
-// (net::taken_early::happened_by) changes what they read exactly as its delivery would have.
+// (happened_by) changes what they read exactly as its delivery would have.
 void pktgen::settle() const { const_cast<pktgen*>(this)->take_arrivals(sc_core::sc_time_stamp()); }
 
 // A frame at its arrival (now), or one only counted (only_counted) at any time after it.

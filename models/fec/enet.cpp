@@ -537,7 +537,7 @@ void enet::take_arrivals(const sc_time& now) {
 }
 
 // The statistics readers are const: receiving the frames the link would have delivered by now
-// (net::taken_early::happened_by) changes what they read exactly as its delivery would have.
+// (happened_by) changes what they read exactly as its delivery would have.
 void enet::settle() const { const_cast<enet*>(this)->take_arrivals(sim_time()); }
 
 void enet::arrival_method() {

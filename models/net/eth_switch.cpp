@@ -1,7 +1,6 @@
 #include "models/net/eth_switch.h"
 
 #include "models/net/mac_control.h"
-#include "models/net/taken_early.h"
 #include "models/sim_stats.h"
 #include "models/sim_time.h"
 #include "config/config.h"
@@ -272,18 +271,18 @@ void eth_switch::enqueue(size_t out, frame_ptr f, size_t ingress) {
 
 // Frames sent ahead leave the queue, and count as sent, when they start (as the scheduler would
 // have sent them then); frames taken early count as received when they arrive. Both by the
-// link's rule (taken_early::happened_by): at the warm-up's end, sc_start has not yet run the
+// link's rule (happened_by): at the warm-up's end, sc_start has not yet run the
 // events of that time, so a start or an arrival then belongs to the window.
 void eth_switch::settle(port_state& ps) {
     const sc_time now = sim_time();
-    while (!ps.sent.empty() && taken_early::happened_by(ps.sent.front().start, now)) {
+    while (!ps.sent.empty() && happened_by(ps.sent.front().start, now)) {
         const ahead a = ps.sent.pop_front();
         if (a.early) count_received(a);
         ps.queue_bytes -= a.bytes;
         ++ps.stats.tx_frames;
         ps.stats.tx_bytes += a.bytes;
     }
-    for (size_t i = 0; i < ps.sent.size() && taken_early::happened_by(ps.sent[i].arrives, now); ++i) {
+    for (size_t i = 0; i < ps.sent.size() && happened_by(ps.sent[i].arrives, now); ++i) {
         if (!ps.sent[i].early) continue;
         count_received(ps.sent[i]);
         ps.sent[i].early = false;
@@ -307,7 +306,7 @@ eth_switch::ahead_count eth_switch::started_ahead(const port_state& ps) {
     ahead_count c;
     for (size_t i = 0; i < ps.sent.size(); ++i) {
         const ahead& a = ps.sent[i];
-        if (!taken_early::happened_by(a.start, sim_time())) continue;
+        if (!happened_by(a.start, sim_time())) continue;
         ++c.frames;
         c.bytes += a.bytes;
     }
@@ -320,7 +319,7 @@ eth_switch::ahead_count eth_switch::occupancy(const port_state& ps) {
     ahead_count c{ps.queue.size(), ps.queue_bytes};
     for (size_t i = 0; i < ps.sent.size(); ++i) {
         const ahead& a = ps.sent[i];
-        if (!taken_early::happened_by(a.start, sim_time()) && taken_early::happened_by(a.arrives, sim_time())) ++c.frames;
+        if (!happened_by(a.start, sim_time()) && happened_by(a.arrives, sim_time())) ++c.frames;
         else c.bytes -= a.bytes;
     }
     return c;
@@ -424,7 +423,7 @@ switch_port_stats eth_switch::port_stats(size_t i) const {
     for (auto& other : ports_)
         for (size_t k = 0; k < other->sent.size(); ++k) {
             const ahead& a = other->sent[k];
-            if (a.early && a.ingress == i && taken_early::happened_by(a.arrives, sim_time()))
+            if (a.early && a.ingress == i && happened_by(a.arrives, sim_time()))
                 ++s.rx_frames, s.rx_bytes += a.bytes;
         }
     return s;
@@ -434,7 +433,7 @@ switch_stats eth_switch::stats() const {
     switch_stats s = stats_;
     for (auto& ps : ports_)
         for (size_t k = 0; k < ps->sent.size(); ++k)
-            if (ps->sent[k].early && taken_early::happened_by(ps->sent[k].arrives, sim_time())) ++s.forwarded;
+            if (ps->sent[k].early && happened_by(ps->sent[k].arrives, sim_time())) ++s.forwarded;
     return s;
 }
 

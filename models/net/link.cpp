@@ -1,6 +1,5 @@
 #include "models/net/link.h"
 
-#include "models/net/taken_early.h"
 #include "models/sim_stats.h"
 #include "models/sim_time.h"
 #include "config/config.h"
@@ -60,7 +59,7 @@ sc_time link::end_point::send_at(frame_ptr f, const sc_time& earliest) {
     const sc_time arrive = end + owner->propagation_;
     const size_t n = f->size();
     // Frames the far sink took early leave the wire, counted, once they have arrived.
-    while (!wire.empty() && !wire.front().f && taken_early::happened_by(wire.front().arrive, now)) {
+    while (!wire.empty() && !wire.front().f && happened_by(wire.front().arrive, now)) {
         const in_flight x = wire.pop_front();
         owner->count(stats, x.bytes);
         if (!x.counted) ++stats.sent;
@@ -122,15 +121,15 @@ void link::arm(end_point& e, const sc_time& now) {
 }
 
 // The direction's counters, with the frames taken early that deliver() would have counted by
-// now and the frames sent ahead that have started (taken_early::happened_by: at the end of an
+// now and the frames sent ahead that have started (happened_by: at the end of an
 // sc_start, not those of its end time).
 link_direction_stats link::stats(int dir) const {
     const end_point& e = ends_[dir];
     link_direction_stats s = e.stats;
     for (size_t i = 0; i < e.wire.size(); ++i) {
         const in_flight& x = e.wire[i];
-        if (!x.counted && taken_early::happened_by(x.start, sim_time())) ++s.sent;
-        if (!x.f && taken_early::happened_by(x.arrive, sim_time())) count(s, x.bytes);
+        if (!x.counted && happened_by(x.start, sim_time())) ++s.sent;
+        if (!x.f && happened_by(x.arrive, sim_time())) count(s, x.bytes);
     }
     return s;
 }
@@ -144,13 +143,13 @@ void link::reset_stats() {
     for (auto& e : ends_) {
         // Frames taken early that arrived before the window are not in flight any more (one
         // arriving at its start arrives in it, as deliver() would count it in the next sc_start).
-        while (!e.wire.empty() && !e.wire.front().f && taken_early::happened_by(e.wire.front().arrive, sim_time()))
+        while (!e.wire.empty() && !e.wire.front().f && happened_by(e.wire.front().arrive, sim_time()))
             e.wire.pop_front();
         e.stats = link_direction_stats{};
         e.in_flight_start = 0;
         for (size_t i = 0; i < e.wire.size(); ++i) {  // frames sent ahead that start later enter in the window
             in_flight& x = e.wire[i];
-            if (!x.counted && taken_early::happened_by(x.start, sim_time())) x.counted = true;
+            if (!x.counted && happened_by(x.start, sim_time())) x.counted = true;
             if (x.counted) ++e.in_flight_start;
         }
     }
@@ -162,7 +161,7 @@ ledger link::books(int dir) const {
     const link_direction_stats s = stats(dir);
     size_t not_in = s.frames - e.stats.frames;  // taken early and arrived, still on the wire
     for (size_t i = 0; i < e.wire.size(); ++i)
-        if (!e.wire[i].counted && !taken_early::happened_by(e.wire[i].start, sim_time())) ++not_in;  // sent ahead, not started
+        if (!e.wire[i].counted && !happened_by(e.wire[i].start, sim_time())) ++not_in;  // sent ahead, not started
     return {e.in_flight_start, s.sent, s.frames, {}, e.wire.size() - not_in};
 }
 

@@ -6,6 +6,7 @@
 
 #include "models/net/frame.h"
 #include "models/net/ring.h"
+#include "models/sim_time.h"
 
 #include <systemc>
 
@@ -18,15 +19,6 @@ public:
     bool empty() const { return q_.empty(); }
     const sc_core::sc_time& next_arrival() const { return q_.front().at; }
     void push(const sc_core::sc_time& at, frame_ptr f) { q_.push_back({at, std::move(f)}); }
-
-    // Whether what the link does at `t` (a delivery, the start of a frame sent ahead) has
-    // happened for a reader at `now`: before `now`, or at `now` inside the simulation, where the
-    // sink's own work and the register accesses run. Between two sc_start calls (the warm-up's
-    // end, the report) it has not: sc_start returns at its end time before running that time's
-    // events, and the link delivers at the start of the next sc_start, in the next window.
-    static bool happened_by(const sc_core::sc_time& t, const sc_core::sc_time& now) {
-        return t < now || (t == now && sc_core::sc_get_status() != sc_core::SC_PAUSED);
-    }
 
     // Hands `receive` (frame, arrival time) every frame the link would have delivered to a reader
     // at `now`, in arrival order.
