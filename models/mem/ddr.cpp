@@ -69,7 +69,7 @@ void ddr::drop_ended(const sc_time& now) {
     auto live = booked_.begin();
     while (live != booked_.end() && live->end <= now) ++live;
     booked_.erase(booked_.begin(), live);
-    trim_at_ = booked_.size() + 64;
+    trim_at_ = booked_.size() + trim_every;
 }
 
 unsigned ddr::transport_dbg(tlm::tlm_generic_payload& gp) { return copy(gp) ? gp.get_data_length() : 0; }

@@ -85,7 +85,8 @@ private:
         sc_core::sc_time start, end;
     };
     std::vector<booking> booked_;
-    size_t trim_at_ = 64;  // booked_'s size at which drop_ended() runs next
+    static constexpr size_t trim_every = 64;  // bookings booked between two drop_ended()
+    size_t trim_at_ = trim_every;            // booked_'s size at which drop_ended() runs next
     sc_core::sc_time longest_;     // the longest transfer booked so far
     sc_core::sc_time latest_end_;  // the latest end of any transfer booked so far
     std::vector<std::unique_ptr<uint8_t[]>> chunks_;  // allocated on first touch
@@ -131,7 +132,7 @@ __attribute__((always_inline)) inline sc_core::sc_time ddr::access(const sc_core
     // Bookings that ended before now delay nothing (no request arrives before now): all are
     // dropped when all have ended, else those ended first once 64 more have been booked.
     const sc_time& now = sim_time();
-    if (latest_end_ <= now) booked_.clear();
+    if (latest_end_ <= now) booked_.clear(), trim_at_ = trim_every;
     else if (booked_.size() >= trim_at_) drop_ended(now);
     sc_time start = arrival;
     // Every transfer booked so far ended by the arrival (and started before it): the bus is free,
