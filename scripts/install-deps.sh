@@ -17,6 +17,7 @@ packages=(
   python3-matplotlib      # scripts/plot.py (make plots)
   slurm-wlm munge         # the sweep test submits a Slurm array job to a cluster it starts
   clang libclang-rt-14-dev  # make fuzz: libFuzzer harnesses with ASan and UBSan (fuzz/)
+  llvm                    # llvm-mca: cycles per code path (scripts/kernel-costs.py --mca, and its test)
 )
 
 missing=()

@@ -11,7 +11,11 @@ Inlined functions are attributed with the DWARF inline chain to the key that cha
 instruction is counted under two keys. Left out, as the core model charges them: MMIO accessors,
 barriers (dmb/dsb/isb) and cache-line operations (dc).
 
-Usage: scripts/kernel-costs.py [--abi 6.1.0-N | --abi newest] [--trace KEY | --markdown]
+--sequence KEY prints the instructions an arm64 key counts, in walk order, as llvm-mca input; --mca
+times every key's sequence with llvm-mca's in-order Cortex-A53 model (cycles per pass, L1 hits,
+branches predicted: see MCA_ITERATIONS and mca_line) and prints instructions, cycles and IPC.
+
+Usage: scripts/kernel-costs.py [--abi 6.1.0-N | --abi newest] [--trace KEY | --sequence KEY | --mca | --markdown]
 Downloads (once, cached in $FECSIM_KERNEL_CACHE or ~/.cache/fecsim-kernel) the kernel's -dbg
 package with apt-get and installs binutils for the target if missing (make costs; not CI).
 The kernel build is pinned (PINNED below): the steering offsets in TAKES belong to one compiled
@@ -22,6 +26,7 @@ import glob
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -374,7 +379,7 @@ class Counter:
                 entries.add(t - start)
             if k == "cond":
                 entries.add(after.get(i.addr - start))
-        n = 0
+        seq = []
         for first, last in p.back:
             span = [o for o in sorted(at) if first <= o <= last]
             ok = bool(span) and span[-1] == last and first in entries and not any(kind(at[o], self.arch)
@@ -386,17 +391,18 @@ class Counter:
             if not ok:
                 die("%s: the branch back %#x-%#x does not join the walk at both ends: the layout moved, "
                     "measure it anew" % (p.fn, first, last))
-            n += sum(1 for o in span if not excluded(at[o]))
-        return n, {"name": fn + " (%s)" % (p.label or "branches back"), "object": p.obj, "start": "%#x" % start,
-                   "end": "%#x" % end, "count": n}
+            seq += [at[o] for o in span if not excluded(at[o])]
+        return seq, {"name": fn + " (%s)" % (p.label or "branches back"), "object": p.obj, "start": "%#x" % start,
+                     "end": "%#x" % end, "count": len(seq)}
 
     def count(self, p):
+        """(the instructions counted in walk order, the JSON record of the part)"""
         if p.back:
             return self.count_back(p)
         path, owner, inloop, ranges = self.walked(p)
         # the branch checks hold where this architecture's walk is steered (TAKES names the take)
         steered = not isinstance(p.take, str) or p.take in TAKES.get(self.arch, {})
-        n, addrs, calls = 0, [], set()
+        seq, calls = [], set()
         entry = ranges[0][1]
         spans = p.offsets or p.not_offsets or ()
         walked = {i.addr - entry for i in path}
@@ -422,18 +428,98 @@ class Counter:
                 continue
             if p.loop and (name in loops) != (p.loop == "body"):
                 continue
-            n += 1
-            addrs.append(i.addr)
+            seq.append(i)
         missing = [f for f in p.need or () if f not in calls] if steered else []
         if missing:
             die("%s > %s: the walk does not call %s, which the modelled path does: steer it with TAKES"
                 % (p.fn, p.owner, ", ".join(missing)))
         fn, start, end = ranges[0]
-        return n, {"name": " + ".join(r[0] for r in ranges) + ("" if p.owner == p.fn else " > " + p.owner) +
+        return seq, {"name": " + ".join(r[0] for r in ranges) + ("" if p.owner == p.fn else " > " + p.owner) +
                    ("" if not p.loop else " (loop %s)" % p.loop) +
                    ("" if not p.lines else " (lines %d-%d)" % p.lines) +
                    ("" if not p.label else " (%s)" % p.label),
-                   "object": p.obj, "start": "%#x" % start, "end": "%#x" % end, "count": n}
+                   "object": p.obj, "start": "%#x" % start, "end": "%#x" % end, "count": len(seq)}
+
+
+# ------------------------------------------------------------------------------------------------
+# cycles from llvm-mca: the counted instructions of a key, timed by LLVM's in-order Cortex-A53 model
+
+MCA_CPU = "cortex-a53"
+# The sequence is run this many times back to back and the cycles are divided by it: the per-pass
+# figure of a full pipeline, as when other code runs before and after the key (the core does not
+# drain between functions). One pass alone (--mca-iterations 1) adds the fill and the last results'
+# latency, a few cycles per key.
+MCA_ITERATIONS = 100
+# hint-space instructions an ARMv8.0 core (A53, A35) executes as NOPs; llvm-mca 14 has no timing for them
+HINT_NOPS = {"paciasp", "autiasp", "pacibsp", "autibsp", "paciaz", "autiaz", "pacibz", "autibz", "xpaclri"}
+
+
+# A call is timed as the branch it is: the callee charges its own key, and llvm-mca gives a call
+# it cannot see into a placeholder latency of 100 cycles
+AS_BRANCH = {"bl": "b", "blr": "br"}
+
+
+def mca_line(insn):
+    """One counted instruction as llvm-mc assembly: objdump's comments dropped, every branch, call
+    and literal target pointed at one label (llvm-mca follows no branch: each is issued, none taken
+    or mispredicted)."""
+    if insn.mn in HINT_NOPS:
+        return "nop"
+    ops = re.sub(r"\s*//.*$", "", insn.ops)
+    ops = re.sub(r"\b[0-9a-f]+ <[^>]*>", ".Lpath", ops)
+    return ("%s %s" % (AS_BRANCH.get(insn.mn, insn.mn), ops)).strip()
+
+
+def mca_source(insns):
+    return ".Lpath:\n" + "".join(mca_line(i) + "\n" for i in insns)
+
+
+def mca_parse(out):
+    """(instructions, cycles) per pass from llvm-mca's summary."""
+    fields = dict(re.findall(r"^(Iterations|Instructions|Total Cycles):\s+(\d+)$", out, re.M))
+    if len(fields) != 3 or not int(fields["Iterations"]):
+        die("llvm-mca printed no summary (Iterations, Instructions, Total Cycles)")
+    passes = int(fields["Iterations"])
+    return int(fields["Instructions"]) / passes, int(fields["Total Cycles"]) / passes
+
+
+def mca_cycles(insns, iterations=MCA_ITERATIONS, cpu=MCA_CPU):
+    """Cycles per pass of `insns` (L1 hits, branches predicted; see MCA_ITERATIONS)."""
+    if not insns:
+        return 0.0
+    if shutil.which("llvm-mca") is None:
+        die("llvm-mca not found: install Debian's llvm (scripts/install-deps.sh)")
+    # +mte: the kernel's `msr tco` (its NOP-like MTE tag-check override) assembles; it is timed as a PSTATE write
+    r = subprocess.run(["llvm-mca", "-mtriple=aarch64", "-mcpu=" + cpu, "-mattr=+mte", "-iterations=%d" % iterations],
+                       input=mca_source(insns), text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if r.returncode:
+        die("llvm-mca refused the sequence: " + " ".join(r.stderr.split("\n")[:2]).strip())
+    n, cycles = mca_parse(r.stdout)
+    if n != len(insns):
+        die("llvm-mca ran %g instructions per pass, the sequence has %d" % (n, len(insns)))
+    return cycles
+
+
+def key_sequences(counter, spec):
+    """The counted instructions of a key in walk order, one list per alternative (one unless "mean")."""
+    groups = {}
+    for k, p in enumerate(spec.get("parts", ())):
+        groups.setdefault(p.group or k, []).extend(counter.count(p)[0])
+    return list(groups.values()) if spec.get("mean") else [[i for g in groups.values() for i in g]]
+
+
+def mca_table(counter, spec, keys, iterations, cpu):
+    """Markdown: per measured key, instructions, llvm-mca cycles per pass and IPC (means of the
+    alternatives for a "mean" key)."""
+    print("| path | instructions | mca cycles | mca IPC |")
+    print("| --- | ---: | ---: | ---: |")
+    for key in keys:
+        if "parts" not in spec[key]:
+            continue
+        alts = key_sequences(counter, spec[key])
+        n = sum(len(a) for a in alts) / len(alts)
+        cycles = sum(mca_cycles(a, iterations, cpu) for a in alts) / len(alts)
+        print("| `%s` | %g | %.2f | %s |" % (key, n, cycles, "%.3f" % (n / cycles) if cycles else "—"))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1194,8 +1280,8 @@ def measure(counter, key, spec, old, arch):
                 "estimate_was": was}
     groups, funcs = {}, []
     for k, p in enumerate(spec["parts"]):
-        n, f = counter.count(p)
-        groups[p.group or k] = groups.get(p.group or k, 0) + n
+        seq, f = counter.count(p)
+        groups[p.group or k] = groups.get(p.group or k, 0) + len(seq)
         funcs.append(f)
     # "mean": the key stands for either of two routines (e.g. sync for the CPU or for the device)
     total, alts = sum(groups.values()), len(groups) if spec.get("mean") else 1
@@ -1214,6 +1300,15 @@ def main():
                     help="Debian kernel ABI, e.g. 6.1.0-50, or 'newest' (the newest apt knows); default: the pinned "
                          "build %s (%s), whose layout the steering fits" % (PINNED["abi"], PINNED["version"]))
     ap.add_argument("--trace", metavar="KEY", help="print the walked path of KEY's functions and exit")
+    ap.add_argument("--sequence", metavar="KEY",
+                    help="print the instructions KEY counts, in walk order, as llvm-mca input (arm64) and exit")
+    ap.add_argument("--mca", action="store_true",
+                    help="print per arm64 key its instructions, llvm-mca's %s cycles and IPC (markdown) and exit"
+                         % MCA_CPU)
+    ap.add_argument("--mca-cpu", default=MCA_CPU, metavar="CPU",
+                    help="llvm-mca's -mcpu for --mca (default %s; cortex-a55 for a second opinion)" % MCA_CPU)
+    ap.add_argument("--mca-iterations", type=int, default=MCA_ITERATIONS, metavar="N",
+                    help="passes llvm-mca runs per sequence; cycles are per pass (default %d)" % MCA_ITERATIONS)
     ap.add_argument("--out", help="output file (default configs/costs/linux-6.1-ARCH.json; one --arch)")
     ap.add_argument("--markdown", action="store_true",
                     help="print the committed table as the markdown of docs/firmware.md and exit (no download)")
@@ -1225,8 +1320,20 @@ def main():
         die("--abi %s: expected 6.1.0-N or newest" % args.abi)
     if args.out and len(arches) > 1:
         die("--out needs one --arch")
+    if args.sequence or args.mca:
+        if args.arch not in ("all", "arm64"):
+            die("--sequence and --mca time arm64 code (llvm-mca's %s model)" % MCA_CPU)
+        if args.mca_iterations < 1:
+            die("--mca-iterations %d: expected 1 or more" % args.mca_iterations)
+        arches = ["arm64"]
     for name in arches:
         measure_arch(name, args)
+
+
+def cost_keys():
+    """The firmware's cost keys, in their order (firmware/kernel/costs.h)."""
+    with open(os.path.join(ROOT, "firmware/kernel/costs.h")) as f:
+        return re.findall(r"X\((\w+)\)", f.read().split("#define FECSIM_COST_PATHS")[1].split("enum class")[0])
 
 
 def measure_arch(name, args):
@@ -1236,6 +1343,15 @@ def measure_arch(name, args):
     files = fetch(arch, abi, PINNED["version"] if abi == PINNED["abi"] else None)
     objs = {k: Objfile(files[k], arch["tool"]) for k in ("vmlinux", "fec", "mvneta", "pktgen")}
     counter = Counter(objs, name, spec)
+    if args.sequence:
+        if args.sequence not in spec or "parts" not in spec[args.sequence]:
+            die("--sequence %s: not a measured key" % args.sequence)
+        for k, seq in enumerate(key_sequences(counter, spec[args.sequence])):
+            print("# %s%s: %d instructions" % (args.sequence, " (alternative %d)" % (k + 1) if k else "", len(seq)))
+            print(mca_source(seq), end="")
+        return
+    if args.mca:
+        return mca_table(counter, spec, [k for k in cost_keys() if k in spec], args.mca_iterations, args.mca_cpu)
     if args.trace:
         for p in spec[args.trace].get("parts", ()):
             print("== %s %s owner=%s loop=%s lines=%s" % (p.obj, p.fn, p.owner, p.loop, p.lines))
@@ -1248,8 +1364,7 @@ def measure_arch(name, args):
         return
     with open(os.path.join(ROOT, "configs/costs/linux-6.6.json")) as f:
         old = json.load(f)["paths"]
-    with open(os.path.join(ROOT, "firmware/kernel/costs.h")) as f:
-        keys = re.findall(r"X\((\w+)\)", f.read().split("#define FECSIM_COST_PATHS")[1].split("enum class")[0])
+    keys = cost_keys()
     missing = [k for k in keys if k not in spec]
     if missing:
         die("no measurement rule for " + ", ".join(missing))

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The likely-path walk of scripts/kernel-costs.py on hand-written ARM code (no kernel package):
-the branch choices the steering relies on. Exit status 0 when every check holds."""
+the branch choices the steering relies on; the instruction sequence a key counts, as llvm-mca
+input, and llvm-mca's timing of it. Exit status 0 when every check holds."""
 import importlib.util
 import os
 import unittest
@@ -55,6 +56,103 @@ class LoopExit(unittest.TestCase):
         path, loops = walk((0x18,))  # no skb: the test at the head leaves at once
         self.assertEqual(path, [0x00, 0x04, 0x14, 0x18, 0x2c])
         self.assertEqual(loops, [])
+
+
+# An arm64 function as objdump prints it: a call, a barrier (charged by the core, not counted), a
+# taken branch over cold code, a literal comment, a PAC hint and the return.
+A64 = [(0x00, "paciasp", ""),
+       (0x04, "stp", "x29, x30, [sp, #-16]!"),
+       (0x08, "mov", "x3, #0x0                   \t// #0"),
+       (0x0c, "bl", "0 <memcpy>"),
+       (0x10, "dmb", "ishst"),
+       (0x14, "cbz", "w0, 20 <g+0x20>"),
+       (0x18, "ldr", "x1, [x0, #8]"),
+       (0x1c, "b", "24 <g+0x24>"),
+       (0x20, "ldr", "x1, [x0, #16]"),
+       (0x24, "ldp", "x29, x30, [sp], #16"),
+       (0x28, "autiasp", ""),
+       (0x2c, "ret", "")]
+
+
+class Stub:
+    """The Objfile interface the Counter uses, on hand-written code."""
+    syms = {"g": [(0, 0x30)]}
+
+    def function(self, name, pick=0):
+        return 0, 0x30
+
+    def disassemble(self, start, end):
+        return [kc.Insn(a, mn, ops, [("g", 1)]) for a, mn, ops in A64]
+
+
+def sequence(take=()):
+    spec = {"k": dict(parts=[kc.Part("obj", "g", take=take)])}
+    return kc.key_sequences(kc.Counter({"obj": Stub()}, "arm64", spec), spec["k"])
+
+
+class Sequence(unittest.TestCase):
+    def test_the_sequence_is_what_the_key_counts_in_walk_order(self):
+        (seq,) = sequence()
+        self.assertEqual([i.addr for i in seq], [0x00, 0x04, 0x08, 0x0c, 0x14, 0x18, 0x1c, 0x24, 0x28, 0x2c])
+
+    def test_a_taken_branch_puts_the_other_side_in_the_sequence(self):
+        (seq,) = sequence(take=(0x14,))
+        self.assertEqual([i.addr for i in seq], [0x00, 0x04, 0x08, 0x0c, 0x14, 0x20, 0x24, 0x28, 0x2c])
+
+    def test_the_assembly_llvm_mca_reads(self):
+        (seq,) = sequence()
+        self.assertEqual(kc.mca_source(seq).splitlines(), [
+            ".Lpath:", "nop", "stp x29, x30, [sp, #-16]!", "mov x3, #0x0", "b .Lpath", "cbz w0, .Lpath",
+            "ldr x1, [x0, #8]", "b .Lpath", "ldp x29, x30, [sp], #16", "nop", "ret"])
+
+    def test_a_mean_key_has_one_sequence_per_alternative(self):
+        spec = {"k": dict(mean=True, parts=[kc.Part("obj", "g", group="a"), kc.Part("obj", "g", take=(0x14,), group="b")])}
+        alts = kc.key_sequences(kc.Counter({"obj": Stub()}, "arm64", spec), spec["k"])
+        self.assertEqual([len(a) for a in alts], [10, 9])
+
+
+SUMMARY = """Iterations:        100
+Instructions:      400
+Total Cycles:      253
+Total uOps:        400
+
+Dispatch Width:    2
+IPC:               1.58
+"""
+
+
+class Mca(unittest.TestCase):
+    def test_the_summary_gives_instructions_and_cycles_per_pass(self):
+        self.assertEqual(kc.mca_parse(SUMMARY), (4.0, 2.53))
+
+    def test_output_without_a_summary_is_refused(self):
+        with self.assertRaises(SystemExit) as e:
+            kc.mca_parse(SUMMARY.replace("Total Cycles", "Cycles"))
+        self.assertEqual(e.exception.code, 2)
+
+    def cycles(self, lines):
+        return kc.mca_cycles([kc.Insn(4 * k, *line.split(" ", 1), []) for k, line in enumerate(lines)])
+
+    # LLVM's Cortex-A53 model: two ALU instructions issue per cycle, a dependent one the next cycle
+    def test_independent_instructions_dual_issue(self):
+        self.assertAlmostEqual(self.cycles(["add x1, x5, #1", "add x2, x5, #1", "add x3, x5, #1", "add x4, x5, #1"]),
+                               2, delta=0.1)
+
+    def test_a_dependent_chain_issues_one_per_cycle(self):
+        self.assertAlmostEqual(self.cycles(["add x0, x0, #1"] * 4), 4, delta=0.1)
+
+    def test_a_call_costs_its_branch_not_a_placeholder(self):
+        self.assertLess(self.cycles(["bl 0 <memcpy>", "add x1, x5, #1"]), 3)
+
+    def test_without_llvm_mca_the_tool_says_so(self):
+        path = os.environ["PATH"]
+        os.environ["PATH"] = ""
+        try:
+            with self.assertRaises(SystemExit) as e:
+                self.cycles(["add x0, x0, #1"])
+        finally:
+            os.environ["PATH"] = path
+        self.assertEqual(e.exception.code, 2)
 
 
 if __name__ == "__main__":
