@@ -19,8 +19,30 @@
 
 namespace fecsim {
 
+// A step a model leaves to its board's core instead of notifying an event for it: the core's
+// thread runs it once the core's time reaches it (at its sync points, passed or taken, and
+// before its register accesses: where the core would have synced for the event), or, when
+// the core stops for a time it does not know (waiting for an interrupt, its thread ended),
+// the model notifies its event for it. Nothing of the board can happen between SystemC time
+// and the core's time but through the core, so the step still runs before anything could
+// see it, and no record needs its time: the core's own wake-up bounds the board's activity
+// for the other boards (models/fec/enet.h, `tx_schedule`).
+class deferred_step {
+public:
+    virtual ~deferred_step() = default;
+    // Runs the step now, at its own time `at`, from the core's thread.
+    virtual void run_deferred(const sc_core::sc_time& at) = 0;
+    // The core will not run it: the model notifies its event for `at`.
+    virtual void core_stops(const sc_core::sc_time& at) = 0;
+    sc_core::sc_time deferred_at = sc_core::sc_max_time();  // sc_max_time(): nothing deferred
+};
+
 class activity {
 public:
+    // What the board's core is doing, for a model that would leave a step to it: none reports
+    // (no lookahead: a single board, tests), it runs (the model is reached by its access),
+    // it waits in a sync until core_wake(), or it waits for an interrupt or has ended.
+    enum class core_state { absent, running, waiting, stopped };
     // The record of everything that is not a board's (switch, generators, monitors, run_for's
     // end marker), one per simulation context. It starts with an entry at time 0, where every
     // process is initialised.
@@ -28,6 +50,9 @@ public:
     // Notifications are noted while this is on: fresh_simulation() turns it on, a platform that
     // builds no lookahead off before it builds its models (no record is then read).
     static inline bool recording = true;
+    // Models leave steps to their board's core (deferred_step) while this is on
+    // (cpu.wire_starts_by_core; fresh_simulation() turns it on).
+    static inline bool defer_steps = true;
     // What a core's decision to sync read (the kernel's next activity, models/cpu/core.h
     // `kernel_view`) may since have been changed by. A timed or delta notification only makes
     // the next activity earlier, to its time at most: `earliest_notified` keeps the earliest
@@ -49,7 +74,52 @@ public:
     }
     // The board's core synced and waits until `at`; sc_max_time() once it runs again (its own
     // wake-up is then past, which a noted time could not tell until SystemC time moves).
-    void core_waits_until(const sc_core::sc_time& at) { core_wake_ = at; }
+    void core_waits_until(const sc_core::sc_time& at) {
+        core_wake_ = at;
+        core_ = at == never ? core_state::running : core_state::waiting;
+    }
+    // The core waits for an interrupt, or its thread has ended: the deferred steps become events.
+    void core_stops() {
+        core_ = core_state::stopped;
+        deferred_by_ = never;
+        while (!steps_.empty()) {
+            deferred_step* s = steps_.back();
+            const sc_core::sc_time at = s->deferred_at;
+            cancel(*s);
+            s->core_stops(at);
+        }
+    }
+    core_state core() const { return core_; }
+    const sc_core::sc_time& core_wake() const { return core_wake_; }
+
+    // Deferred steps (deferred_step): the record holds a step while it is deferred; the core
+    // runs those due by its time `by`, before it decides to sync and before it waits.
+    void defer(deferred_step& s, const sc_core::sc_time& at) {
+        if (s.deferred_at == never) steps_.push_back(&s);
+        s.deferred_at = at;
+        if (at < deferred_by_) deferred_by_ = at;
+    }
+    void cancel(deferred_step& s) {
+        if (s.deferred_at == never) return;
+        s.deferred_at = never;
+        steps_.erase(std::find(steps_.begin(), steps_.end(), &s));
+    }
+    void run_deferred(const sc_core::sc_time& by) {
+        while (deferred_by_ <= by) {  // the earliest deferred (or an earlier, cancelled one)
+            deferred_by_ = never;
+            for (size_t i = 0; i < steps_.size();) {
+                deferred_step* s = steps_[i];
+                if (s->deferred_at > by) {
+                    deferred_by_ = std::min(deferred_by_, s->deferred_at);
+                    ++i;
+                    continue;
+                }
+                const sc_core::sc_time at = s->deferred_at;
+                cancel(*s);
+                s->run_deferred(at);  // may defer it again (pushed at the back)
+            }
+        }
+    }
     // The earliest noted time not before SystemC time; sc_max_time() when there is none.
     sc_core::sc_time next() {
         drop_past();
@@ -64,6 +134,9 @@ private:
     }
     std::vector<sc_core::sc_time> times_;  // noted times, latest first
     sc_core::sc_time core_wake_ = sc_core::sc_max_time();
+    core_state core_ = core_state::absent;
+    std::vector<deferred_step*> steps_;  // deferred
+    sc_core::sc_time deferred_by_ = sc_core::sc_max_time();  // no deferred step is earlier
 };
 
 // An sc_event whose notifications are noted in a board's record: the only way models notify

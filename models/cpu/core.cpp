@@ -173,14 +173,19 @@ void core::before_end_of_elaboration() {
 
 void core::run() {
     sim_stats::count_event();
+    if (la_.own) la_.own->core_waits_until(activity::never);  // runs
     if (firmware_) firmware_(*this);
     sync();
+    if (la_.own) la_.own->core_stops();
 }
 
 void core::sync() {
     if (qk_.get_local_time() == SC_ZERO_TIME) return;
     wake_ = now();
-    if (la_.own) la_.own->core_waits_until(wake_);  // the wake-up is this board's activity
+    if (la_.own) {
+        la_.own->run_deferred(wake_);
+        la_.own->core_waits_until(wake_);  // the wake-up is this board's activity
+    }
     syncing_ = true;
     qk_.sync();
     syncing_ = false;
@@ -750,11 +755,13 @@ int core::wait_for_irq() {
     int line = pending_irq();
     if (line < 0) {
         const sc_time start = sim_time();
+        if (la_.own) la_.own->core_stops();  // for as long as no interrupt comes
         do {
             wait(irq_event_.event());
             ++activity::changes;  // as after a sync
             sim_stats::count_event();
         } while ((line = pending_irq()) < 0);
+        if (la_.own) la_.own->core_waits_until(activity::never);  // runs again
         const sc_time idle = sim_time() - start;
         cur_time_[static_cast<size_t>(cost::idle)] += idle;
         qk_.reset();

@@ -74,7 +74,7 @@ enet_params enet_params_from(const config_view& v) {
 enet::enet(sc_core::sc_module_name name, const enet_params& p, activity& board)
     : sc_module(name), regs("regs"), dma("dma"), p_(p), desc_fetch_(p.desc_fetch_ns, SC_NS),
       data_setup_(p.data_setup_ns, SC_NS), writeback_(p.writeback_ns, SC_NS),
-      rx_mac_latency_(p.rx_mac_latency_ns, SC_NS) {
+      rx_mac_latency_(p.rx_mac_latency_ns, SC_NS), board_(&board) {
     if (p.num_queues < 1 || p.num_queues > max_queues) throw std::invalid_argument("enet: num_queues must be 1..3");
     if (p.irq_lines < 1 || p.irq_lines > max_irq_lines) throw std::invalid_argument("enet: irq_lines must be 1..3");
     if (p.rx_fifo_bytes < net::min_frame_bytes || p.tx_fifo_bytes < net::min_frame_bytes)
@@ -111,6 +111,8 @@ enet::enet(sc_core::sc_module_name name, const enet_params& p, activity& board)
     method(arrival_ev_, &enet::arrival_method, "arrival_method");
 }
 
+enet::~enet() { board_->cancel(*this); }
+
 // ------------------------------------------------------------------------------------------
 // Registers
 // ------------------------------------------------------------------------------------------
@@ -134,8 +136,11 @@ void enet::declare_registers() {
     auto& mibc = regs_.add("MIBC", MIBC, MIBC_DIS | MIBC_IDLE, reg_access::rw, MIBC_DIS | MIBC_CLEAR);
     mibc.on_read = [this](const reg&) { return mib_.control(); };
     mibc.on_write = [this](reg& r, uint32_t, uint32_t) { mib_.control(r.value); };
-    regs_.add("RCR", RCR, 0x05EE0001, reg_access::rw, 0x7FFFFFFF).on_write =
-        [this](reg&, uint32_t, uint32_t) { evaluate_flow_control(); };
+    regs_.add("RCR", RCR, 0x05EE0001, reg_access::rw, 0x7FFFFFFF).on_write = [this](reg&, uint32_t, uint32_t) {
+        // With FCE a received PAUSE may hold a frame: a start left to the core goes back to the event.
+        if (deferred_at != activity::never && (regs_.get(RCR) & RCR_FCE)) tx_wake(undefer() - sim_time());
+        evaluate_flow_control();
+    };
     auto& tcr = regs_.add("TCR", TCR, 0, reg_access::rw, 0x3EF);
     tcr.on_read = [this](const reg& r) {
         return r.value | (tx_pause_.paused(now()) ? TCR_RFC_PAUSE : 0);
@@ -231,9 +236,16 @@ void enet::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
     const uint64_t off = gp.get_address();
     uint32_t v = 0;
     bool ok = false;
+    // A wire start left to the core and due by the access's time comes first (the core would
+    // have synced for its event). The core runs it at its sync points; this is for an access
+    // made before the next one.
+    if (deferred_at <= sim_time() + delay) run_deferred(undefer());
     access_delay_ = delay;  // every effect happens at the access's annotated time: now()
     const bool sees_arrivals = off < enet_window_bytes && reads_or_sets_reception(uint32_t(off), gp.is_write());
-    if (sees_arrivals) take_arrivals(now());
+    if (sees_arrivals) {
+        take_arrivals(now());
+        count_tx_started(now());  // the MIB, and what it counts by (MIBC, RCR.MAX_FL)
+    }
     if (off < enet_window_bytes) {
         if (gp.is_read()) {
             ok = regs_.read(uint32_t(off), v);
@@ -292,16 +304,18 @@ void enet::write_ecr(uint32_t old) {
 // Stops both engines, drops what the FIFOs hold and rewinds the rings (ETHEREN cleared, RESET).
 void enet::reset_engines() {
     stats_.rx_reset_drops += rx_in_flight();
-    stats_.tx_reset_drops += tx_in_flight();
+    stats_.tx_reset_drops += tx_waiting();
     for (size_t i = 0; i < rx_count_; ++i) rx_fifo_[wrap(rx_head_ + i, rx_fifo_.size())].f.reset();
     rx_head_ = rx_count_ = rx_level_ = 0;
     rx_busy_ = false;
     rx_wb_.clear();
     rx_ev_.cancel();
+    count_tx_started(now());  // started by now: only a start later than the core's time is left to it
     for (auto& e : tx_q_) e.f.reset();
     tx_head_ = tx_count_ = tx_level_ = 0;
     tx_ev_.cancel();
     tx_wake_pending_ = false;
+    board_->cancel(*this);
     for (unsigned q = 0; q < max_queues; ++q) {
         regs_.set(rdar_off[q], 0);
         regs_.set(tdar_off[q], 0);
@@ -341,7 +355,7 @@ void enet::write_tdar(unsigned q, reg& r) {
     // When the engine's next step of its own (end of a frame, a frame's start) comes after the
     // write's annotated time, nothing it holds or waits for changes before then: the write runs
     // the step at that time at once, without an event.
-    if (!tx_wake_pending_ || tx_wake_at_ > now()) tx_run();
+    if (!tx_wake_pending_ || tx_wake_at_ > now()) tx_run(now());
     else tx_wake(access_delay_);
 }
 
@@ -538,7 +552,11 @@ void enet::take_arrivals(const sc_time& now) {
 
 // The statistics readers are const: receiving the frames the link would have delivered by now
 // (happened_by) changes what they read exactly as its delivery would have.
-void enet::settle() const { const_cast<enet*>(this)->take_arrivals(sim_time()); }
+void enet::settle() const {
+    enet* self = const_cast<enet*>(this);
+    self->take_arrivals(sim_time());
+    self->count_tx_started(sim_time());
+}
 
 void enet::arrival_method() {
     sim_stats::count_event();
@@ -633,7 +651,7 @@ void enet::handle_pause_frame(const net::frame& f) {
     ++stats_.pause_frames_received;
     // A frame due to start as the PAUSE arrives starts (as one sent ahead would): the TX
     // engine's step due now runs first, whatever order the kernel runs the two processes in.
-    if (tx_wake_pending_ && tx_wake_at_ <= sim_time()) tx_run();
+    if (tx_wake_pending_ && tx_wake_at_ <= sim_time()) tx_run(sim_time());
     const uint16_t quanta = uint16_t(net::pause_quanta(f));
     tx_pause_.start(sim_time(), pause_duration(quanta));
     if (quanta == 0) tx_wake(SC_ZERO_TIME);  // XON: waiting frames go at once
@@ -886,7 +904,7 @@ bool enet::tx_may_fetch() const {
     if (tx_count_ == tx_q_.size()) return false;
     if (tx_count_ == 0) return true;
     if (tx_level_ >= p_.tx_fifo_bytes) return false;
-    return tx_in_flight() < p_.tx_prefetch_frames;
+    return tx_waiting() < p_.tx_prefetch_frames;
 }
 
 bool enet::tx_fetch(sc_time& delay) {
@@ -969,26 +987,37 @@ bool enet::tx_fetch_ring(unsigned q, tx_entry& e, sc_time& delay) {
     return true;
 }
 
-void enet::tx_send(tx_entry& e) {
-    const sc_time now = sim_time();
+// Puts e on the wire at `at`: SystemC time in the engine's event, later when the start runs
+// ahead of it (tx_start_by_core); then it is counted when anything could see it started.
+void enet::tx_send(tx_entry& e, const sc_time& at) {
     const net::frame& f = *e.f;
     mib_frame m = describe(f, e.fcs_appended);
     m.pause = false;
-    mib_.count_tx(m, (regs_.get(RCR) >> RCR_MAX_FL_SHIFT) & RCR_MAX_FL_MASK);
-    ++stats_.tx_frames;
-    stats_.tx_bytes += f.size();
-    e.f->created = now;
+    count_tx_started(at);  // an earlier start, if still uncounted: the counters keep their order
+    tx_uncounted_ = {true, at, m, f.size()};
+    count_tx_started(sim_time());  // at once in the engine's event
+    e.f->created = at;
     e.sent = true;
     if (!wire_) {
         ++stats_.tx_no_link_drops;
         e.f.reset();
-        e.end = now;
+        e.end = at;
         return;
     }
     const double mbps = wire_->speed_mbps();
     if (mbps != ifg_mbps_) ifg_mbps_ = mbps, ifg_time_ = sc_time(net::ifg_bytes * 8 * 1e3 / mbps, SC_NS);
-    const sc_time free_at = wire_->send(std::move(e.f));
+    const sc_time free_at = at > sim_time() ? wire_->send_at(std::move(e.f), at) : wire_->send(std::move(e.f));
     e.end = free_at - ifg_time_;  // last bit, before the IFG
+}
+
+// Counts the frame started ahead if its start happened by `now` (happened_by: at the end of a
+// run window, not one starting at that very time, as its event would have run after).
+void enet::count_tx_started(const sc_time& now) {
+    if (!tx_uncounted_.pending || !happened_by(tx_uncounted_.at, now)) return;
+    tx_uncounted_.pending = false;
+    mib_.count_tx(tx_uncounted_.m, (regs_.get(RCR) >> RCR_MAX_FL_SHIFT) & RCR_MAX_FL_MASK);
+    ++stats_.tx_frames;
+    stats_.tx_bytes += tx_uncounted_.bytes;
 }
 
 // After the frame's last bit: clear R, write the descriptors back, TXF/TXB.
@@ -1032,16 +1061,17 @@ void enet::tx_wake(const sc_time& delay) {
 void enet::tx_method() {
     sim_stats::count_event();
     tx_wake_pending_ = false;
-    tx_run();
+    tx_run(sim_time());
 }
 
-// One step of the TX engine at SystemC time, or at the annotated time of a TDAR write (its DMA
-// carries access_delay_; a frame fetched then is ready after it, so none starts before then).
-void enet::tx_run() {
-    const sc_time now = sim_time();
-    sc_time d = access_delay_;
+// One step of the TX engine at `at`: SystemC time in its event, the annotated time of a TDAR
+// write (a frame fetched then is ready after it, so none starts before then), or the time of a
+// wire start run ahead of SystemC time (tx_start_by_core). Its DMA carries at - SystemC time.
+void enet::tx_run(sc_time at) {  // a copy: cancel() below clears deferred_at
+    board_->cancel(*this);          // the step decides again what comes next
+    sc_time d = at - sim_time();
     // 1. frames whose last bit has left: write-back
-    while (tx_count_ > 0 && tx_q_[tx_head_].sent && tx_q_[tx_head_].end <= now) {
+    while (tx_count_ > 0 && tx_q_[tx_head_].sent && tx_q_[tx_head_].end <= at) {
         tx_entry& e = tx_q_[tx_head_];
         tx_complete(e, d);
         tx_level_ -= e.bytes;
@@ -1056,8 +1086,8 @@ void enet::tx_run() {
     for (size_t i = 0; i < tx_count_ && !w; ++i)
         if (!tx_q_[wrap(tx_head_ + i, tx_q_.size())].sent) w = &tx_q_[wrap(tx_head_ + i, tx_q_.size())];
     const bool gts = regs_.get(TCR) & TCR_GTS;
-    if (w && !gts && w->ready <= now && !tx_pause_.paused(now) && (!wire_ || wire_->tx_free_at() <= now)) {
-        tx_send(*w);
+    if (w && !gts && w->ready <= at && !tx_pause_.paused(at) && (!wire_ || wire_->tx_free_at() <= at)) {
+        tx_send(*w, at);
         // the FIFO slot it held as "waiting" is free: fetch ahead while it serialises
         if (enabled())
             while (tx_may_fetch() && tx_fetch(d)) {}
@@ -1069,30 +1099,73 @@ void enet::tx_run() {
         gra_pending_ = false;
         raise(FEC_ENET_GRA);
     }
-    tx_schedule();
+    tx_schedule(at);
 }
 
-// Wakes the TX engine at its next step: end of the frame on the wire, or the start of the next.
-void enet::tx_schedule() {
-    const sc_time now = sim_time();
-    bool have = false;
+// Wakes the TX engine at its next step: end of the frame on the wire, or the start of the next
+// (which the board's core may run instead, tx_start_by_core).
+void enet::tx_schedule(const sc_time& at) {
+    bool have = false, start = false;
     sc_time next;
-    auto consider = [&](const sc_time& t) {
-        if (!have || t < next) next = t, have = true;
+    auto consider = [&](const sc_time& t, bool is_start) {
+        if (!have || t < next) next = t, have = true, start = is_start;
     };
     const bool gts = regs_.get(TCR) & TCR_GTS;
     for (size_t i = 0; i < tx_count_; ++i) {
         const tx_entry& e = tx_q_[wrap(tx_head_ + i, tx_q_.size())];
         if (e.sent) {
-            consider(e.end);
+            consider(e.end, false);
         } else if (!gts) {
             sc_time t = std::max(e.ready, tx_pause_.until());
             if (wire_) t = std::max(t, wire_->tx_free_at());
-            consider(t);
+            consider(t, true);
             break;
         }
     }
-    if (have) tx_wake(next > now ? next - now : SC_ZERO_TIME);
+    if (!have) return;
+    if (start && next > at && tx_start_by_core(next)) return;
+    const sc_time now = sim_time();
+    tx_wake(next > now ? next - now : SC_ZERO_TIME);
+}
+
+// The start left to the core, at its time `at`. An event of the engine's own due by then (a
+// GTS toggle, an XON, a TDAR write that found a step due) runs first in time: it decides again.
+void enet::run_deferred(const sc_time& at) {
+    if (tx_wake_pending_ && tx_wake_at_ <= at) return;
+    tx_run(at);
+}
+
+// A wire start touches no memory (its prefetch only reads a descriptor and a buffer) and of
+// the registers only TDAR and the MIB, so it needs no event while something runs it before
+// anything could see it or change it:
+// - the board's core, when it may still act before the start (it runs, reached by its own
+//   register access, or waits in a sync until before the start): the core runs the step when
+//   its time reaches the start, at its sync points and before its register accesses, where it
+//   synced for the event (models/activity.h, deferred_step); a register write before then acts
+//   on the frame still waiting;
+// - this activation, when the core waits in a sync past the start (it can make no access
+//   before it).
+// Not with flow control (RCR.FCE, or an XOFF sent): a PAUSE received, or sent, between SystemC
+// time and the start would come after the step; nor when no core reports to the record or it
+// waits for an interrupt: the event runs it.
+bool enet::tx_start_by_core(const sc_time& start) {
+    if (!activity::defer_steps || !wire_ || !wire_->sends_ahead()) return false;
+    if ((regs_.get(RCR) & RCR_FCE) || xoff_) return false;
+    switch (board_->core()) {
+    case activity::core_state::running:
+        board_->defer(*this, start);
+        return true;
+    case activity::core_state::waiting:
+        if (start > board_->core_wake()) {
+            board_->defer(*this, start);
+            return true;
+        }
+        if (tx_wake_pending_ && tx_wake_at_ <= start) return false;
+        tx_run(start);
+        return true;
+    default:
+        return false;
+    }
 }
 
 // ------------------------------------------------------------------------------------------
@@ -1101,6 +1174,7 @@ void enet::tx_schedule() {
 
 void enet::reset_stats() {
     take_arrivals(sim_time());
+    count_tx_started(sim_time());
     stats_ = enet_stats{};
     mib_base_ = mib_.snapshot();
     tx_pause_.reset_window(sim_time());
@@ -1108,11 +1182,15 @@ void enet::reset_stats() {
     stats_.tx_in_flight_start = tx_in_flight();
 }
 
-size_t enet::tx_in_flight() const {
+// Fetched and not yet on the wire.
+size_t enet::tx_waiting() const {
     size_t n = 0;
     for (size_t i = 0; i < tx_count_; ++i) n += !tx_q_[wrap(tx_head_ + i, tx_q_.size())].sent;
     return n;
 }
+
+// In the books: fetched and not yet counted as sent (a start ahead of SystemC time is counted at it).
+size_t enet::tx_in_flight() const { return tx_waiting() + (tx_uncounted_.pending ? 1 : 0); }
 
 ledger enet::rx_ledger() const {
     settle();
@@ -1125,6 +1203,7 @@ ledger enet::rx_ledger() const {
 }
 
 ledger enet::tx_ledger() const {
+    settle();
     const enet_stats& s = stats_;
     return {s.tx_in_flight_start, s.tx_fetched, s.tx_frames - s.tx_no_link_drops,
             {{"no_link", s.tx_no_link_drops}, {"reset", s.tx_reset_drops}}, tx_in_flight()};

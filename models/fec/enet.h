@@ -119,7 +119,7 @@ struct enet_stats {
     uint64_t rx_in_flight_start = 0, tx_in_flight_start = 0;
 };
 
-class enet : public sc_core::sc_module, public net::eth_sink {
+class enet : public sc_core::sc_module, public net::eth_sink, public deferred_step {
 public:
     tlm_utils::simple_target_socket<enet> regs;
     tlm_utils::simple_initiator_socket<enet> dma;
@@ -127,6 +127,7 @@ public:
 
     // `board`: the record of the board the MAC is on (models/activity.h).
     enet(sc_core::sc_module_name name, const enet_params& p, activity& board = activity::shared());
+    ~enet() override;
 
     // The link end this MAC transmits into; frames from the link arrive via frame_arrived.
     void attach_wire(net::eth_tx& tx) { wire_ = &tx; }
@@ -222,14 +223,24 @@ private:
         std::vector<rx_wb> bds;  // descriptors of the frame (capacity kept across reuse)
     };
     void tx_method();
-    void tx_run();
+    void tx_run(sc_core::sc_time at);
     void tx_wake(const sc_core::sc_time& delay);
     void tx_complete(tx_entry& e, sc_core::sc_time& delay);
     bool tx_fetch(sc_core::sc_time& delay);
     bool tx_fetch_ring(unsigned ring, tx_entry& e, sc_core::sc_time& delay);
-    void tx_send(tx_entry& e);
+    void tx_send(tx_entry& e, const sc_core::sc_time& at);
+    void count_tx_started(const sc_core::sc_time& now);
     bool tx_may_fetch() const;
-    void tx_schedule();
+    size_t tx_waiting() const;
+    void tx_schedule(const sc_core::sc_time& at);
+    bool tx_start_by_core(const sc_core::sc_time& start);
+    void run_deferred(const sc_core::sc_time& at) override;
+    sc_core::sc_time undefer() {  // the start left to the core, taken back from it
+        const sc_core::sc_time at = deferred_at;
+        board_->cancel(*this);
+        return at;
+    }
+    void core_stops(const sc_core::sc_time& at) override { tx_wake(at - sim_time()); }
     sc_core::sc_time pause_duration(uint16_t quanta) const;  // at the wire's speed
 
     // ---- flow control, interrupts ------------------------------------------------------------
@@ -294,6 +305,16 @@ private:
     timed_event tx_ev_;
     sc_core::sc_time tx_wake_at_;    // earliest pending notification of tx_ev_ (tx_wake)
     bool tx_wake_pending_ = false;
+    activity* board_;                // the board's record: its core runs deferred wire starts
+    // A frame started ahead of SystemC time (by the core, or in place) is counted (MIB,
+    // tx_frames) when anything could see it started: at or after its start (happened_by).
+    struct uncounted_start {
+        bool pending = false;
+        sc_core::sc_time at;
+        mib_frame m;
+        size_t bytes = 0;
+    };
+    uncounted_start tx_uncounted_;
 
     // flow control
     bool xoff_ = false;              // the partner was last sent XOFF

@@ -1087,6 +1087,176 @@ TEST(enet, params_from_every_platform_profile) {
     }
 }
 
+// The bench thread plays the board's core in the record (models/activity.h), as models/cpu/core.cpp
+// does: it runs (its register accesses reach the MAC at their time), or waits in a sync, having
+// run the steps left to it that are due by its wake-up.
+struct core_player {
+    activity& record = activity::shared();
+    core_player() { record.core_waits_until(activity::never); }
+    void sync_until(const sc_time& wake) {
+        record.run_deferred(wake);
+        record.core_waits_until(wake);
+        wait(wake - sc_core::sc_time_stamp());
+        record.core_waits_until(activity::never);
+    }
+    // Syncs every `quantum` until `end`, as a core whose every sync point finds something due.
+    void run_to(const sc_time& end, const sc_time& quantum = sc_time(500, SC_NS)) {
+        while (sc_core::sc_time_stamp() < end) sync_until(std::min(end, sc_core::sc_time_stamp() + quantum));
+    }
+};
+
+// With the core in the record, no wire start takes an event of its own: the TDAR write's
+// start, and each start after the end of the frame before it, run where the core's time
+// reaches them. The frames start on the wire, and their descriptors are written back, at the
+// same times as with the engine's events, TDAR reads the same in between; per frame, one event
+// (its end) instead of two.
+TEST(enet, wire_starts_left_to_the_core_keep_their_times_with_one_event_per_frame) {
+    std::vector<sc_time> start[2], stamp[2];
+    std::vector<uint32_t> tdar[2];
+    uint64_t events[2];
+    for (bool by_core : {false, true}) {
+        fresh_simulation();
+        activity::defer_steps = by_core;
+        run_bench(
+            [&](bench& b) {
+                core_player core;
+                constexpr unsigned n = 8;
+                b.restart(2, n);
+                const uint64_t e0 = sim_stats::kernel_events;
+                // Four frames back to back, then one more while they are on the wire, then one
+                // to an idle engine.
+                for (unsigned i = 0; i < 4; ++i) b.queue_tx(i, n, make_frame(64 + 100 * i, peer_mac, uint8_t(i)));
+                b.wr(TDAR, 0);
+                tdar[by_core].push_back(b.rd(TDAR));
+                core.run_to(sc_core::sc_time_stamp() + sc_time(1300, SC_NS));
+                tdar[by_core].push_back(b.rd(TDAR));
+                b.queue_tx(4, n, make_frame(64, peer_mac, 4));
+                b.wr(TDAR, 0);
+                core.run_to(sc_core::sc_time_stamp() + 20 * us1);
+                tdar[by_core].push_back(b.rd(TDAR));
+                b.queue_tx(5, n, make_frame(64, peer_mac, 5));
+                b.wr(TDAR, 0);
+                tdar[by_core].push_back(b.rd(TDAR));
+                core.run_to(sc_core::sc_time_stamp() + 20 * us1);
+                tdar[by_core].push_back(b.rd(TDAR));
+                ASSERT_EQ(b.wire.log.size(), 6u);
+                for (unsigned k = 0; k < 6; ++k) {
+                    start[by_core].push_back(b.wire.log[k].start);
+                    const bd wb = b.read_bd(tx_ring_addr + k * b.bsz());
+                    EXPECT_FALSE(wb.sc & BD_ENET_TX_READY);
+                    stamp[by_core].push_back(sc_time(double(wb.ts), SC_NS));
+                }
+                EXPECT_EQ(b.dut.stats().tx_frames, 6u);
+                EXPECT_EQ(b.rd(RMON_T_PACKETS), 6u);
+                events[by_core] = sim_stats::kernel_events - e0;
+            });
+    }
+    EXPECT_EQ(start[1], start[0]);
+    EXPECT_EQ(stamp[1], stamp[0]);
+    EXPECT_EQ(tdar[1], tdar[0]);
+    EXPECT_EQ(tdar[1], (std::vector<uint32_t>{DES_ACTIVE, DES_ACTIVE, 0, DES_ACTIVE, 0}));
+    EXPECT_EQ(events[0] - events[1], 6u);  // every wire start's event
+}
+
+// A frame waits for the wire after the end of the one before it; the core, waiting in a sync
+// until between that end and the start, then writes GTS, TCR.TFC_PAUSE or ECR (disable): the
+// start left to the core sees the write and holds the frame, as the engine's event did (a
+// start run at the end of the frame before would have sent it).
+TEST(enet, a_register_write_before_a_start_left_to_the_core_holds_the_frame) {
+    for (uint32_t what : {TCR_GTS, TCR_TFC_PAUSE, 0u}) {
+        fresh_simulation();
+        run_bench([what](bench& b) {
+            core_player core;
+            constexpr unsigned n = 4;
+            b.restart(2, n);
+            b.queue_tx(0, n, make_frame(1518, peer_mac, 0));  // 12 us on the wire
+            b.wr(TDAR, 0);
+            core.run_to(sc_core::sc_time_stamp() + 2 * us1);
+            ASSERT_EQ(b.wire.log.size(), 1u);
+            b.queue_tx(1, n, make_frame(64, peer_mac, 1));
+            b.wr(TDAR, 0);  // fetched; waits for the wire
+            const sc_time wire_free = b.wire.log[0].start + net::wire_time(1518, 1000);
+            core.sync_until(wire_free - sc_time(40, SC_NS));  // after the end of frame 0 (wire_free - IFG)
+            if (what) b.wr(TCR, TCR_FDEN | what);
+            else b.wr(ECR, 0);
+            core.run_to(sc_core::sc_time_stamp() + 20 * us1);
+            if (what == TCR_GTS) {
+                EXPECT_EQ(b.wire.log.size(), 1u);
+                EXPECT_TRUE(b.rd(EIR) & FEC_ENET_GRA);
+            } else if (what == TCR_TFC_PAUSE) {
+                ASSERT_EQ(b.wire.log.size(), 3u);
+                EXPECT_TRUE(is_pause(b.wire.log[1].bytes, 0));  // OPD's reset PAUSE_DUR is 0
+                EXPECT_EQ(b.wire.log[1].start, wire_free);
+                EXPECT_EQ(b.wire.log[2].start, wire_free + net::wire_time(64, 1000));
+            } else {
+                EXPECT_EQ(b.wire.log.size(), 1u);
+                EXPECT_EQ(b.dut.stats().tx_reset_drops, 1u);
+            }
+        });
+    }
+}
+
+// The same frame, with the core waiting in a sync past its start: the end of the frame before
+// runs the start itself, unless flow control is on: a PAUSE received before the start (here
+// 40 ns before) must still hold it, so the engine's event runs it.
+TEST(enet, a_start_run_at_the_end_of_the_frame_before_leaves_a_received_pause_its_event) {
+    fresh_simulation();
+    run_bench([](bench& b) {
+        core_player core;
+        constexpr unsigned n = 4;
+        b.restart(2, n, RACC_SHIFT16, RCR_FCE);
+        b.queue_tx(0, n, make_frame(1518, peer_mac, 0));
+        b.wr(TDAR, 0);
+        core.run_to(sc_core::sc_time_stamp() + 2 * us1);
+        b.queue_tx(1, n, make_frame(64, peer_mac, 1));
+        b.wr(TDAR, 0);
+        const sc_time wire_free = b.wire.log[0].start + net::wire_time(1518, 1000);
+        const uint8_t pause_dst[6] = {0x01, 0x80, 0xC2, 0x00, 0x00, 0x01};
+        auto pause = make_frame(64, pause_dst, 0, 0x8808);
+        std::fill(pause.begin() + 14, pause.end(), 0);
+        pause[15] = 1, pause[17] = 10;  // 10 quanta: 5.12 us at 1 Gbit/s
+        const sc_time arrives = wire_free - sc_time(40, SC_NS);
+        sc_core::sc_spawn([&b, pause, arrives] {
+            wait(arrives - sc_core::sc_time_stamp());
+            b.inject(pause);
+        });
+        core.sync_until(wire_free + 2 * us1);
+        core.run_to(sc_core::sc_time_stamp() + 20 * us1);
+        ASSERT_EQ(b.wire.log.size(), 2u);
+        EXPECT_EQ(b.dut.stats().pause_frames_received, 1u);
+        EXPECT_EQ(b.wire.log[1].start, arrives + sc_time(10 * 512, SC_NS));
+    });
+}
+
+// A TDAR write fetches the only frame of the ring and leaves its start to the core; a TDAR read
+// before that start still reads 1 (the start's prefetch, which finds the ring empty, has not
+// run), one at or after it reads 0: the start runs first, as the core's sync for its event did.
+TEST(enet, tdar_read_before_a_start_left_to_the_core_reads_as_before_it) {
+    fresh_simulation();
+    run_bench([](bench& b) {
+        core_player core;
+        b.restart(2, 4);
+        b.queue_tx(0, 4, make_frame(64, peer_mac, 0));
+        b.wr(TDAR, 0);
+        EXPECT_EQ(b.dut.stats().tx_fetched, 1u);
+        EXPECT_TRUE(b.wire.log.empty());  // its start is later: the fetch takes DMA time
+        uint32_t v = 0;
+        ASSERT_EQ(b.cpu.transport(tlm::TLM_READ_COMMAND, fec_base + TDAR, &v, 4, sc_time(10, SC_NS)).status,
+                  tlm::TLM_OK_RESPONSE);
+        EXPECT_EQ(v, DES_ACTIVE);
+        EXPECT_TRUE(b.wire.log.empty());
+        ASSERT_EQ(b.cpu.transport(tlm::TLM_READ_COMMAND, fec_base + TDAR, &v, 4, sc_time(1000, SC_NS)).status,
+                  tlm::TLM_OK_RESPONSE);
+        EXPECT_EQ(v, 0u);
+        ASSERT_EQ(b.wire.log.size(), 1u);
+        EXPECT_GT(b.wire.log[0].start, sc_core::sc_time_stamp() + sc_time(10, SC_NS));
+        core.run_to(sc_core::sc_time_stamp() + 10 * us1);
+        EXPECT_FALSE(b.read_bd(tx_ring_addr).sc & BD_ENET_TX_READY);
+        EXPECT_EQ(b.dut.stats().tx_frames, 1u);
+        EXPECT_EQ(b.dut.tx_ledger().in_flight_end, 0u);
+    });
+}
+
 TEST(enet, bad_parameters_are_rejected) {
     fresh_simulation();
     enet_params p = test_params();
