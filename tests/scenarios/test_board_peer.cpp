@@ -89,6 +89,25 @@ TEST(board_peer, cross_board_lookahead_changes_nothing_but_the_event_count) {
     }
 }
 
+// The cores running their FECs' wire starts (cpu.wire_starts_by_core, docs/performance.md) take
+// one TX event per frame instead of two; E1's rates stay within a frame or two of the events'
+// (the start's DMA can meet other DMA on the bus in another order), and with flow control
+// (E3) nothing changes: the PAUSE frames keep the events.
+TEST(board_peer, wire_starts_run_by_the_cores_keep_the_rates_with_fewer_events) {
+    const json on = run(e1, {}, 0.01), off = run(e1, {"cpu.wire_starts_by_core=false"}, 0.01);
+    const double frames = on["dut"]["tx_frames"].get<double>() + on["generator"]["tx_frames"].get<double>();
+    EXPECT_LT(on["sim"]["kernel_events"].get<double>(), off["sim"]["kernel_events"].get<double>() - 0.9 * frames);
+    for (const char* rate : {"xdp_prog_pps", "generator_tx_pps"})
+        EXPECT_NEAR(on["rates"][rate].get<double>(), off["rates"][rate].get<double>(), 200.0) << rate;  // 2 frames in 10 ms
+    json e3_on = run(e3, {}, 0.01), e3_off = run(e3, {"cpu.wire_starts_by_core=false"}, 0.01);
+    EXPECT_EQ(e3_on["sim"]["kernel_events"], e3_off["sim"]["kernel_events"]);
+    for (json* r : {&e3_on, &e3_off}) {
+        r->erase("sim");
+        (*r)["config"]["cpu"].erase("wire_starts_by_core");
+    }
+    EXPECT_EQ(e3_on.dump(), e3_off.dump());
+}
+
 TEST(board_peer, burst_raises_the_rate_and_shares_one_skb) {
     const json b1 = run(e1, {"generator.sample03=-b 1"});
     const json b32 = run(e1, {});  // sample03's default burst 32
