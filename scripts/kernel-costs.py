@@ -569,6 +569,8 @@ TAKES = {
         # established socket; not TIME_WAIT, not NEW_SYN_RECV; no xfrm policy (default accept); the socket
         # filter passes; the socket is not owned by the reader; the looked-up socket is refcounted (sock_put)
         "v4_rcv": (0x78, 0x144, 0x1d4, 0x398, 0x204, 0x598, 0xaa8, 0xd00, 0xb0c, 0xc28),
+        # fec_enet_clear_csum of a CHECKSUM_PARTIAL skb (0x14), not cloned (0x3c), ETH_P_IP (0x64), IPv4
+        "clear_csum": (0x14, 0x3c, 0x64),
         # tcp_v4_do_rcv: TCP_ESTABLISHED (rx dst valid), the RX queue the skb records (0x154: fec records it), the
         # socket's unchanged (0x1bc)
         "v4_do_rcv": (0x2c, 0x154, 0x1bc),
@@ -671,6 +673,9 @@ TAKES = {
         # validate_xmit_skb: no VLAN tag, no sk_validate_xmit_skb, not GSO, linear, CHECKSUM_PARTIAL
         # not encapsulated, the checksum offload helper succeeds
         "validate_xmit": (0x34, 0x108, 0x1a0, 0x210, 0x24c, 0x260),
+        # skb_csum_hwoffload_help: not SCTP, no NETIF_F_HW_CSUM, NETIF_F_IP_CSUM (0x44), IPv4 (0xa0), the TCP
+        # checksum's offset: left to the device (no skb_checksum_help)
+        "csum_offload": (0x44, 0xa0),
         # sch_direct_xmit: a lockless qdisc (no root lock), validated, the TX lock taken at once
         "direct_xmit": (0x58, 0x14c, 0x200, 0x1e0, 0xbc),
         # dev_hard_start_xmit: no taps (dev_nit_active false); one pass of the loop, left at its test of the next
@@ -757,6 +762,7 @@ TAKES = {
         # validate_xmit_skb: no VLAN tag (0x30), a full socket without sk_validate_xmit_skb (0x1bc), not GSO
         # (0x10c), linear (0x234), CHECKSUM_PARTIAL not encapsulated, the checksum offload helper succeeds (0x2a8)
         "validate_xmit": (0x30, 0x1bc, 0x10c, 0x234, 0x2a8),
+        "csum_offload": (0x6c,),  # skb_csum_hwoffload_help as on arm64: NETIF_F_IP_CSUM, IPv4 (0x6c), TCP's offset
         # sch_direct_xmit: no root lock (0x4c), validated (0x104), an skb (0x1ec), not LLTX: the TX lock (0x8c,
         # a call: _raw_spin_lock, the ticket free at once, 0x2c), the queue not stopped (0x134), unlocked (0xbc),
         # no root lock to retake (0xc4)
@@ -770,6 +776,8 @@ TAKES = {
         # (0xb4c), the default policy accepts (0xd58); the filter passes; the socket lock a call here
         # (_raw_spin_lock); not owned by the reader; refcounted: sock_put
         "v4_rcv": (0x78, 0x144, 0x1e4, 0x414, 0x218, 0x5f0, 0xb4c, 0xd58),
+        # fec_enet_clear_csum as on arm64: CHECKSUM_PARTIAL (0x1c), not cloned (0x30), ETH_P_IP (0x58)
+        "clear_csum": (0x1c, 0x30, 0x58),
         # tcp_v4_do_rcv: TCP_ESTABLISHED (0x1c), the skb's recorded RX queue (0x13c: fec records it), the rx dst
         # valid
         "v4_do_rcv": (0x1c, 0x13c),
@@ -1009,6 +1017,13 @@ SPEC = {
     # not the tx_bounce copy (unaligned data or SWAP_FRAME, neither on the modelled SoCs)
     "fec_enet_txq_submit_skb": dict(parts=[Part(F, "fec_enet_start_xmit", "fec_enet_txq_submit_skb", not_lines=(695, 700),
                                                 avoid=("memcpy", "swap_buffer"), **XMIT)]),
+    "fec_enet_txq_submit_skb_csum": dict(parts=[Part(F, "fec_enet_start_xmit", "fec_enet_txq_submit_skb", not_lines=(695, 700),
+                                                     avoid=("memcpy", "swap_buffer"), need=("fec_enet_clear_csum.constprop.0",),
+                                                     **XMIT),
+                                                Part(F, "fec_enet_clear_csum.constprop.0", take="clear_csum",
+                                                     avoid=("pskb_expand_head",))],
+                                         note="fec_enet_txq_submit_skb of a CHECKSUM_PARTIAL skb (the stack's TCP): "
+                                              "fec_enet_clear_csum zeroes the IPv4 and TCP checksums, PINS | IINS set"),
     "fec_enet_txq_submit_frag": dict(parts=[Part(F, "fec_enet_start_xmit", "fec_enet_txq_submit_frag_skb", loop="body", take="xmit_frags")]),
     # TCP receive path (net/ipv4/tcp_input.c, tcp_output.c, tcp.c, tcp_offload.c, net/core/gro.c)
     "inet_gro_receive": dict(parts=[Part(V, "inet_gro_receive", take="inet_gro", avoid=("__pskb_pull_tail",)),
@@ -1090,21 +1105,23 @@ SPEC = {
                              Part(V, "kmalloc_reserve", take="kmalloc_reserve")],
                       note="__alloc_skb(GFP_ATOMIC) without SKB_ALLOC_NAPI (an ACK): the head cache, kmalloc_reserve"),
     "ip_queue_xmit": dict(parts=[Part(V, "__ip_queue_xmit", take="ip_xmit", avoid=("__ip_select_ident",),
-                                      need=("__sk_dst_check",)),
-                                 Part(V, "ip_local_out"), Part(V, "__ip_local_out"),
+                                      need=("__sk_dst_check", "__ip_local_out")),
+                                 Part(V, "__ip_local_out", need=("ip_send_check",)), Part(V, "ip_send_check"),
                                  Part(V, "ip_output"), Part(V, "ip_finish_output"), Part(V, "__ip_finish_output"),
                                  Part(V, "ip_finish_output2", take="ip_out2", need=("__dev_queue_xmit",),
                                       avoid=("__neigh_create",))],
-                          note="an ACK on a routed socket: DF, TCP's inet_id, the cached neighbour's header"),
+                          note="an ACK on a routed socket: DF, TCP's inet_id, the IPv4 header checksum in software "
+                               "(ip_send_check), the cached neighbour's header"),
     "dev_queue_xmit": dict(parts=[Part(V, "__dev_queue_xmit", take="dev_xmit", need=("sch_direct_xmit",),
                                        avoid=("kfree_skb_list_reason", "net_ratelimit")),
-                                  Part(V, "validate_xmit_skb", take="validate_xmit",
+                                  Part(V, "validate_xmit_skb", take="validate_xmit", need=("skb_csum_hwoffload_help",),
                                        avoid=("__skb_gso_segment", "kfree_skb_reason")),
+                                  Part(V, "skb_csum_hwoffload_help", take="csum_offload", avoid=("skb_checksum_help",)),
                                   Part(V, "sch_direct_xmit", take="direct_xmit", need=("validate_xmit_skb_list",),
                                        avoid=("queued_spin_lock_slowpath",)),
                                   Part(V, "dev_hard_start_xmit", take="hard_xmit", avoid=("dev_queue_xmit_nit",))],
-                           note="an empty lockless qdisc bypassed to sch_direct_xmit: validate, the TX lock, "
-                                "the driver's ndo_start_xmit (charged apart)"),
+                           note="an empty lockless qdisc bypassed to sch_direct_xmit: validate (the TCP checksum left "
+                                "to the device), the TX lock, the driver's ndo_start_xmit (charged apart)"),
     "tcp_conn_request": dict(parts=[Part(V, "tcp_v4_conn_request"), Part(V, "tcp_conn_request")],
                              note="the SYN's request handling (once per connection; the SYN-ACK is charged as an ACK)"),
     "tcp_recvmsg": dict(parts=[Part(V, "tcp_recvmsg", take="recvmsg", avoid=("tcp_recv_timestamp",)),
@@ -1170,7 +1187,7 @@ REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_coll
             "netif_receive_skb_list_internal", "netif_receive_skb_core", "netif_receive_skb_list_next", "napi_gro_receive",
             "napi_gro_receive_held", "inet_gro_receive_held",
             "napi_gro_receive_normal", "ip_queue_xmit",
-            "dev_queue_xmit", "alloc_skb"} | GROW_KEYS,
+            "dev_queue_xmit", "alloc_skb", "fec_enet_txq_submit_skb_csum"} | GROW_KEYS,
             "armhf": {"fec_enet_interrupt", "fec_enet_collect_events", "fec_enet_rx_napi", "fec_enet_rx",
                       "fec_enet_rx_queue", "fec_enet_rx_queue_bd", "fec_enet_rx_error", "fec_enet_update_cbd",
                       "fec_enet_tx", "fec_enet_tx_queue", "fec_enet_tx_queue_bd", "fec_enet_rx_skb",
@@ -1184,7 +1201,7 @@ REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_coll
                       "tcp_event_data_recv", "netif_receive_skb_list_internal", "netif_receive_skb_list_next",
                       "tcp_recvmsg", "tcp_recvmsg_skb", "napi_gro_receive", "napi_gro_receive_held",
                       "ip_queue_xmit", "alloc_skb", "dev_queue_xmit", "tcp_v4_rcv", "netif_receive_skb_core",
-                      "napi_gro_receive_normal"}
+                      "napi_gro_receive_normal", "fec_enet_txq_submit_skb_csum"}
                      | GROW_KEYS}
 for _k in ("xdp_prog_pass", "xdp_prog_drop", "xdp_prog_tx", "xdp_prog_parse", "xdp_prog_count",
            "xdp_prog_swap_macs", "xdp_prog_redirect"):
@@ -1248,7 +1265,9 @@ SPEC_ARMHF = dict(SPEC, **grow_window_keys(GROW_ADJUST["armhf"]), **{
     "dev_queue_xmit": dict(SPEC["dev_queue_xmit"], parts=[
         Part(V, "__dev_queue_xmit", take="dev_xmit", need=("sch_direct_xmit",),
              avoid=("kfree_skb_list_reason", "net_ratelimit", "dev_qdisc_enqueue", "__qdisc_run", "__netif_schedule")),
-        Part(V, "validate_xmit_skb", take="validate_xmit", avoid=("__skb_gso_segment", "kfree_skb_reason")),
+        Part(V, "validate_xmit_skb", take="validate_xmit", need=("skb_csum_hwoffload_help",),
+             avoid=("__skb_gso_segment", "kfree_skb_reason")),
+        Part(V, "skb_csum_hwoffload_help", take="csum_offload"),  # its skb_checksum_help is a tail call (b) here
         Part(V, "sch_direct_xmit", take="direct_xmit", need=("validate_xmit_skb_list", "_raw_spin_lock", "dev_hard_start_xmit"),
              avoid=("dev_requeue_skb", "net_ratelimit")),
         Part(V, "_raw_spin_lock", take="spin_lock"),

@@ -103,6 +103,7 @@ void fec_enet_private::fec_enet_init() {
         for (uint64_t off = 0; off < uint64_t(tx_ring) * tx_buf_bytes; off += PAGE_SIZE)
             q.info.chunks.push_back(k_.pages.alloc_boot_page("the TX buffer table")->addr);
     }
+    if (hw_.quirks & FEC_QUIRK_HAS_CSUM) features |= NETIF_F_IP_CSUM;  // the "hw accelerator"
     writel(FEC_RX_DISABLED_IMASK, FEC_IMASK);
 }
 
@@ -841,9 +842,18 @@ netdev_tx_t fec_enet_private::ndo_start_xmit(sk_buff* skb) {
     return NETDEV_TX_OK;
 }
 
+// The ENET inserts both checksums over zeroed fields (its protocol checksum includes the
+// pseudo-header): an skb the stack left the TCP/UDP checksum to has both cleared. Not cloned.
+void fec_enet_private::fec_enet_clear_csum(sk_buff* skb) {
+    if (skb->ip_summed != CHECKSUM_PARTIAL) return;
+    const addr_t iph = skb->data + ETH_HLEN;
+    if (skb->protocol == 0x0800 && k_.core.read8(iph) >> 4 == 4) k_.core.write16(iph + 10, 0);
+    k_.core.write16(skb->head + skb->csum_start + skb->csum_offset, 0);
+}
+
 netdev_tx_t fec_enet_private::fec_enet_txq_submit_skb(fec_enet_priv_tx_q& txq, sk_buff* skb) {
     cpu::scope s(k_.core, "fec_enet_txq_submit_skb");
-    k_.exec(path::fec_enet_txq_submit_skb);
+    k_.exec(skb->ip_summed == CHECKSUM_PARTIAL ? path::fec_enet_txq_submit_skb_csum : path::fec_enet_txq_submit_skb);
     k_.core.touch(txq.sim, 64, false);
     k_.core.touch(skb->sim, 64, false);
     const int nr_frags = skb->nr_frags;
@@ -851,6 +861,7 @@ netdev_tx_t fec_enet_private::fec_enet_txq_submit_skb(fec_enet_priv_tx_q& txq, s
         skbs_.kfree_skb(skb);
         return NETDEV_TX_OK;  // dropped ("NOT enough BD for SG!")
     }
+    fec_enet_clear_csum(skb);
     addr_t bdp = txq.bd.cur;
     const addr_t last_bdp_first = bdp;
     uint16_t status = k_.core.read16(bdp + BD_SC);
@@ -864,6 +875,7 @@ netdev_tx_t fec_enet_private::fec_enet_txq_submit_skb(fec_enet_priv_tx_q& txq, s
     if (bufdesc_ex_) {
         estatus = BD_ENET_TX_INT;
         if (hw_.quirks & FEC_QUIRK_HAS_AVB) estatus |= FEC_TX_BD_FTYPE(uint32_t(txq.bd.qid));
+        if (skb->ip_summed == CHECKSUM_PARTIAL) estatus |= BD_ENET_TX_PINS | BD_ENET_TX_IINS;
     }
     addr_t last_bdp = bdp;
     if (nr_frags) {

@@ -177,6 +177,7 @@ private:
     void fec_enet_tx(int budget);
     void fec_enet_tx_queue(int queue_id, int budget);
     netdev_tx_t fec_enet_txq_submit_skb(fec_enet_priv_tx_q& txq, sk_buff* skb);
+    void fec_enet_clear_csum(sk_buff* skb);
 
     kernel& k_;
     xdp_core& xdp_;

@@ -45,7 +45,7 @@ namespace fecsim::firmware {
     /* legacy (pre-page-pool) RX */                                                                   \
     X(netdev_alloc_skb) X(netdev_alloc_skb_kmalloc) X(fec_enet_copybreak) X(fec_enet_new_rxbdp)       \
     /* stack-originated TX */                                                                         \
-    X(fec_enet_start_xmit) X(fec_enet_txq_submit_skb) X(fec_enet_txq_submit_frag)                   \
+    X(fec_enet_start_xmit) X(fec_enet_txq_submit_skb) X(fec_enet_txq_submit_skb_csum) X(fec_enet_txq_submit_frag)                   \
     /* TCP receive path, its ACKs, the reading task, timers */                                        \
     X(inet_gro_receive) X(inet_gro_receive_held) X(napi_gro_complete) X(tcp_v4_rcv) X(tcp_rcv_established) \
     X(tcp_rcv_established_slow) X(tcp_data_queue) X(tcp_data_queue_in_order) X(tcp_queue_rcv)         \

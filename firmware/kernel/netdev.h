@@ -23,6 +23,7 @@ struct net_device_stats {
 };
 
 enum netdev_tx_t { NETDEV_TX_OK = 0, NETDEV_TX_BUSY = 0x10 };
+constexpr uint64_t NETIF_F_IP_CSUM = 1ull << 1;  // TCP/UDP over IPv4 checksums by the device
 constexpr uint32_t XDP_XMIT_FLUSH = 1u << 0;
 
 struct netdev_queue {
@@ -51,6 +52,7 @@ public:
     std::string name;
     int ifindex = 0;
     net_device_stats stats;
+    uint64_t features = 0;             // NETIF_F_*
     bool xdp_redirect_target = false;  // NETDEV_XDP_ACT_NDO_XMIT advertised
     addr_t sim = 0;                    // the struct net_device (hot part)
 

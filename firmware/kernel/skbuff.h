@@ -27,6 +27,10 @@ inline uint32_t SKB_TRUESIZE(uint32_t x) { return x + SKB_DATA_ALIGN(SIZEOF_SK_B
 
 enum class skb_head_kind { page, frag, kmalloc };
 
+// skb->ip_summed on transmit: CHECKSUM_PARTIAL leaves the transport checksum to the device
+// (the field at csum_start + csum_offset holds the pseudo-header sum).
+enum : uint8_t { CHECKSUM_NONE = 0, CHECKSUM_PARTIAL = 3 };
+
 // A fragment: `len` bytes at `addr`, in a buffer of `kind` (GRO steals the head buffers of
 // merged segments as fragments; freeing the skb frees them as their owner would).
 struct skb_frag_t {
@@ -48,6 +52,9 @@ struct sk_buff {
     bool pp_recycle = false;
     uint16_t protocol = 0;
     uint8_t ip_proto = 0;     // the IPv4 protocol field, read by eth_type_trans
+    uint8_t ip_summed = CHECKSUM_NONE;
+    uint16_t csum_offset = 0;  // the checksum field, from csum_start
+    uint32_t csum_start = 0;   // the transport header, from head
     uint16_t queue_mapping = 0;
     net_device* dev = nullptr;
     int nr_frags = 0;

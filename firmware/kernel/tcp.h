@@ -148,6 +148,7 @@ private:
     void tcp_send_ack() { __tcp_send_ack(TCPHDR_ACK); }
     void __tcp_send_ack(uint8_t flags);
     void tcp_transmit_skb(sk_buff* skb, uint8_t flags, bool syn_options);
+    void skb_checksum_help(sk_buff* skb);
     // tcp.cpp
     void tcp_recvmsg();
     void tcp_cleanup_rbuf(uint32_t copied);

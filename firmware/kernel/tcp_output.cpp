@@ -1,8 +1,8 @@
 // net/ipv4/tcp_output.c as the receiver uses it: window selection, delayed and immediate ACKs,
 // the SYN-ACK, __tcp_transmit_skb with its options; then ip_queue_xmit and dev_queue_xmit
 // (net/ipv4/ip_output.c, net/core/dev.c: an empty qdisc is bypassed) down to the driver's
-// ndo_start_xmit. Checksums are computed in software (the fec port inserts none; see
-// docs/firmware.md).
+// ndo_start_xmit. TCP leaves its checksum to the device (CHECKSUM_PARTIAL: the field holds the
+// pseudo-header sum); ip_send_check computes the IPv4 header's in software.
 #include "firmware/kernel/tcp.h"
 
 #include "firmware/kernel/netdev.h"
@@ -30,6 +30,18 @@ uint16_t csum_fold(uint32_t sum) {
 }
 uint32_t tcp_win_from_space(uint64_t space) { return uint32_t(space - (space >> 1)); }  // tcp_adv_win_scale 1
 }  // namespace
+
+// skb_checksum_help for a device without checksum offload: the sum over the transport header and
+// payload, from the pseudo-header sum in the field. No modelled FEC lacks the offload: not charged.
+void tcp::skb_checksum_help(sk_buff* skb) {
+    const addr_t start = skb->head + skb->csum_start;
+    const uint32_t len = skb->len - uint32_t(start - skb->data);
+    std::vector<uint8_t> seg(len);
+    k_.core.read(start, seg.data(), len);
+    put16(seg.data() + skb->csum_offset, csum_fold(csum_add(0, seg.data(), len)));
+    k_.core.write(start + skb->csum_offset, seg.data() + skb->csum_offset, 2);
+    skb->ip_summed = CHECKSUM_NONE;
+}
 
 uint32_t tcp::tcp_receive_window() const {
     const int32_t w = int32_t(sk_.rcv_wup + sk_.rcv_wnd - sk_.rcv_nxt);
@@ -156,12 +168,16 @@ void tcp::tcp_transmit_skb(sk_buff* skb, uint8_t flags, bool syn) {
     std::copy(opt, opt + n, th + 20);
     iph[0] = 0x45, put16(iph + 2, uint16_t(20 + thlen)), put16(iph + 4, ip_id_++), iph[6] = 0x40, iph[8] = 64, iph[9] = 6;
     put32(iph + 12, sk_.laddr), put32(iph + 16, sk_.raddr);
-    put16(iph + 10, csum_fold(csum_add(0, iph, 20)));
-    uint32_t sum = csum_add(0, iph + 12, 8) + 6 + thlen;
-    put16(th + 16, csum_fold(csum_add(sum, th, thlen)));
+    put16(iph + 10, csum_fold(csum_add(0, iph, 20)));  // ip_send_check
+    // __tcp_v4_send_check: ~tcp_v4_check(len, saddr, daddr, 0), the pseudo-header's sum
+    put16(th + 16, uint16_t(~csum_fold(csum_add(0, iph + 12, 8) + 6 + thlen)));
     skb_allocator::skb_push(skb, thlen + 20 + 14);
     k_.core.write(skb->data, f, 14 + 20 + thlen);
     skb->mac_len = 14;
+    skb->protocol = 0x0800;
+    skb->ip_summed = CHECKSUM_PARTIAL;
+    skb->csum_start = uint32_t(skb->data - skb->head) + 14 + 20;
+    skb->csum_offset = 16;
 
     if (flags & (TCPHDR_SYN | TCPHDR_FIN)) sk_.snd_nxt++;
     ++stats.acks_sent;
@@ -175,6 +191,7 @@ void tcp::tcp_transmit_skb(sk_buff* skb, uint8_t flags, bool syn) {
     }
     cpu::scope s(k_.core, "__dev_queue_xmit");
     k_.exec(path::dev_queue_xmit);
+    if (!(dev_->features & NETIF_F_IP_CSUM)) skb_checksum_help(skb);  // validate_xmit_skb
     const int q = 0;
     dev_->__netif_tx_lock(q);
     netdev_tx_t rc = NETDEV_TX_BUSY;

@@ -441,6 +441,43 @@ TEST(tcp_rx, truesize_adjust_discounts_an_empty_head_only) {
     EXPECT_EQ(truesize_adjust(true, skb), 12000u);
 }
 
+// TCP leaves its checksum to the FEC (NETIF_F_IP_CSUM on FEC_QUIRK_HAS_CSUM SoCs): every ACK's
+// descriptor asks the ENET for both checksums (PINS | IINS) and the bytes it reads carry zeroed
+// fields, which the driver cleared (fec_enet_clear_csum). The ENET's insertion is checked end to end
+// (tests/scenarios/test_tcp_rx.cpp: the client drops a frame with a bad checksum).
+TEST(tcp_rx, acks_leave_their_checksums_to_the_fec) {
+    on_core_thread([&] {
+        rig r([](system_params& p) { p.xdp_prog = "none"; });
+        r.boot();
+        client c(r);
+        ASSERT_TRUE(r.deliver(c.frame(TCPHDR_SYN, CLIENT_ISN, 0, 0, 0, true)));
+        r.irq();
+        uint32_t frames = 0;
+        auto check_ready_bds = [&] {
+            for (uint32_t i = r.tx_idx;; ++i) {
+                const addr_t bd = r.tx_bd(i);
+                if (!(r.core.h16(bd + BD_SC) & BD_ENET_TX_READY)) break;
+                EXPECT_EQ(r.core.h32(bd + BD_ESC) & (BD_ENET_TX_PINS | BD_ENET_TX_IINS), BD_ENET_TX_PINS | BD_ENET_TX_IINS);
+                const uint8_t* f = r.core.host(r.core.h32(bd + BD_BUFADDR), r.core.h16(bd + BD_DATLEN));
+                EXPECT_EQ(get16(f + 14 + 10), 0u);  // IPv4 header checksum
+                EXPECT_EQ(get16(f + 34 + 16), 0u);  // TCP checksum
+                ++frames;
+            }
+        };
+        check_ready_bds();  // the SYN-ACK
+        auto synack = c.drain();
+        ASSERT_EQ(synack.size(), 1u);
+        c.dut_isn = synack[0].seq;
+        ASSERT_TRUE(r.deliver(c.frame(TCPHDR_ACK, CLIENT_ISN + 1, c.dut_isn + 1, 0, 0)));
+        r.irq();
+        for (uint32_t j = 0; j < 4; ++j) c.segment(j);
+        r.irq();
+        check_ready_bds();  // the ACK of the data
+        EXPECT_EQ(c.drain().size(), 1u);
+        EXPECT_EQ(frames, 2u);
+    });
+}
+
 TEST(tcp_rx, no_listener_drops_in_tcp_v4_rcv) {
     on_core_thread([&] {
         rig r([](system_params& p) {
