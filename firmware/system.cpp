@@ -280,7 +280,7 @@ void linux_system::report(nlohmann::json& out) const {
                   {"delayed_acks", t.delayed_acks}, {"quick_acks", t.quick_acks}, {"dup_acks", t.dup_acks},
                   {"window_updates", t.window_updates}, {"ofo_queued", t.ofo_queued},
                   {"ofo_delivered", t.ofo_delivered}, {"duplicates", t.duplicates}, {"rcvq_drops", t.rcvq_drops},
-                  {"out_of_window", t.out_of_window}, {"no_socket", t.no_socket}, {"connections", t.connections},
+                  {"out_of_window", t.out_of_window}, {"no_socket", t.no_socket}, {"connections", t.connections}, {"early_demux", t.early_demux},
                   {"gro_merged", t.gro_merged}, {"gro_flushes", t.gro_flushes}, {"prunes", t.prunes}, {"fast_path", t.fast_path},
                   {"slow_path", t.slow_path}, {"mem_schedules", t.mem_schedules}, {"mem_reclaims", t.mem_reclaims},
                   {"grow_no_room", t.grow_no_room}, {"grow_advmss", t.grow_advmss}, {"grow_scaled", t.grow_scaled},

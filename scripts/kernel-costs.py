@@ -569,6 +569,18 @@ TAKES = {
         # established socket; not TIME_WAIT, not NEW_SYN_RECV; no xfrm policy (default accept); the socket
         # filter passes; the socket is not owned by the reader; the looked-up socket is refcounted (sock_put)
         "v4_rcv": (0x78, 0x144, 0x1d4, 0x398, 0x204, 0x598, 0xaa8, 0xd00, 0xb0c, 0xc28),
+        # ... the socket early demux put on the skb (0x1d4 falls through: skb_steal_sock, not prefetched), no
+        # lookup; the rest as above
+        "v4_rcv_demuxed": (0x78, 0x144, 0x204, 0x598, 0xaa8, 0xd00, 0xb0c, 0xc28),
+        # ip_rcv_finish of a TCP segment early demux routed: no l3mdev (0x3c); ip_rcv_finish_core without a
+        # hint (0x38), early demux on, no dst or socket on the skb yet, not a fragment, TCP (0x25c):
+        # tcp_v4_early_demux; its dst valid, not metadata (0x50: no ip_route_input_noref), no NOPOLICY
+        # (0x128), no tclassid, no options, unicast
+        "rcv_finish_demuxed": (0x3c,), "rcv_finish_core_demuxed": (0x38, 0x25c, 0x50, 0x128),
+        # tcp_v4_early_demux: PACKET_HOST (0x28), the header linear, not an l3 slave (0xa4); the established
+        # socket found, a full socket with its rx dst, which has DST_OBSOLETE_FORCE_CHK (0xf0): ipv4_dst_check
+        # finds it current; same input device: skb_dst_set_noref
+        "early_demux": (0x28, 0xa4, 0xf0), "dst_check": (),
         # fec_enet_clear_csum of a CHECKSUM_PARTIAL skb (0x14), not cloned (0x3c), ETH_P_IP (0x64), IPv4
         "clear_csum": (0x14, 0x3c, 0x64),
         # tcp_v4_do_rcv: TCP_ESTABLISHED (rx dst valid), the RX queue the skb records (0x154: fec records it), the
@@ -776,6 +788,14 @@ TAKES = {
         # (0xb4c), the default policy accepts (0xd58); the filter passes; the socket lock a call here
         # (_raw_spin_lock); not owned by the reader; refcounted: sock_put
         "v4_rcv": (0x78, 0x144, 0x1e4, 0x414, 0x218, 0x5f0, 0xb4c, 0xd58),
+        # ... the socket early demux put on the skb (0x1e4 falls through: skb_steal_sock, not prefetched), no lookup
+        "v4_rcv_demuxed": (0x78, 0x144, 0x218, 0x5f0, 0xb4c, 0xd58),
+        # ip_rcv_finish and ip_rcv_finish_core as on arm64: no l3mdev (0x38); no hint (0x30), TCP (0x2ec), the
+        # dst valid (0x4c), no NOPOLICY (0xfc)
+        "rcv_finish_demuxed": (0x38,), "rcv_finish_core_demuxed": (0x30, 0x2ec, 0x4c, 0xfc),
+        # tcp_v4_early_demux as on arm64: PACKET_HOST (0x24), the rest the layout; ipv4_dst_check returns the
+        # dst at bxeq lr (0x28)
+        "early_demux": (0x24,), "dst_check": (0x28,),
         # fec_enet_clear_csum as on arm64: CHECKSUM_PARTIAL (0x1c), not cloned (0x30), ETH_P_IP (0x58)
         "clear_csum": (0x1c, 0x30, 0x58),
         # tcp_v4_do_rcv: TCP_ESTABLISHED (0x1c), the skb's recorded RX queue (0x13c: fec records it), the rx dst
@@ -992,6 +1012,13 @@ SPEC = {
     "do_xdp_generic": dict(parts=[Part(V, "do_xdp_generic"), Part(V, "bpf_prog_run_generic_xdp", loop="call")]),
     "ip_rcv": dict(parts=[Part(V, "ip_rcv"), Part(V, "ip_rcv_core")]),
     "ip_rcv_finish": dict(parts=[Part(V, "ip_rcv_finish"), Part(V, "ip_rcv_finish_core.constprop.0")]),
+    "ip_rcv_finish_demuxed": dict(parts=[Part(V, "ip_rcv_finish", take="rcv_finish_demuxed",
+                                              need=("ip_rcv_finish_core.constprop.0",)),
+                                         Part(V, "ip_rcv_finish_core.constprop.0", take="rcv_finish_core_demuxed",
+                                              need=("tcp_v4_early_demux",),
+                                              avoid=("ip_route_input_noref", "ip_route_use_hint", "udp_v4_early_demux"))],
+                                  note="ip_rcv_finish of a TCP segment early demux gave its socket's input route: "
+                                       "no route lookup (tcp_v4_early_demux charged apart)"),
     "ip_local_deliver": dict(parts=[Part(V, "ip_local_deliver", take="ip_local", avoid=("ip_defrag",)),
                                     Part(V, "ip_local_deliver_finish"),
                                     Part(V, "ip_protocol_deliver_rcu", take="ip_proto", avoid=("nf_conntrack_destroy",))]),
@@ -1050,6 +1077,18 @@ SPEC = {
                                    avoid=("kfree_skb_reason",))],
                        note="an established segment: checksum already valid, socket lookup, not TIME_WAIT, "
                             "tcp_v4_do_rcv's established fast path"),
+    "tcp_v4_rcv_demuxed": dict(parts=[Part(V, "tcp_v4_rcv", take="v4_rcv_demuxed", need=("tcp_v4_do_rcv",),
+                                           avoid=("kfree_skb_reason", "__inet_lookup_established")),
+                                      Part(V, "tcp_v4_do_rcv", take="v4_do_rcv", need=("tcp_rcv_established",),
+                                           avoid=("kfree_skb_reason",))],
+                               note="an established segment with the socket early demux found (skb_steal_sock: no "
+                                    "lookup), tcp_v4_do_rcv's established fast path"),
+    "tcp_v4_early_demux": dict(parts=[Part(V, "tcp_v4_early_demux", take="early_demux",
+                                           need=("__inet_lookup_established",), avoid=("__pskb_pull_tail",)),
+                                      Part(V, "__inet_lookup_established", take="lookup_est", avoid=("sock_gen_put",)),
+                                      Part(V, "ipv4_dst_check", take="dst_check")],
+                               note="the established socket's lookup, its cached input route checked (ipv4_dst_check) "
+                                    "and set on the skb"),
     "tcp_rcv_established": dict(parts=[Part(V, "tcp_rcv_established", take="rcv_est",
                                             need=("tcp_queue_rcv", "tcp_event_data_recv"), avoid=("kfree_skb_reason",))],
                                 note="the header-prediction fast path of an in-order data segment whose truesize fits "
@@ -1187,7 +1226,8 @@ REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_coll
             "netif_receive_skb_list_internal", "netif_receive_skb_core", "netif_receive_skb_list_next", "napi_gro_receive",
             "napi_gro_receive_held", "inet_gro_receive_held",
             "napi_gro_receive_normal", "ip_queue_xmit",
-            "dev_queue_xmit", "alloc_skb", "fec_enet_txq_submit_skb_csum"} | GROW_KEYS,
+            "dev_queue_xmit", "alloc_skb", "fec_enet_txq_submit_skb_csum", "ip_rcv_finish_demuxed", "tcp_v4_rcv_demuxed",
+            "tcp_v4_early_demux"} | GROW_KEYS,
             "armhf": {"fec_enet_interrupt", "fec_enet_collect_events", "fec_enet_rx_napi", "fec_enet_rx",
                       "fec_enet_rx_queue", "fec_enet_rx_queue_bd", "fec_enet_rx_error", "fec_enet_update_cbd",
                       "fec_enet_tx", "fec_enet_tx_queue", "fec_enet_tx_queue_bd", "fec_enet_rx_skb",
@@ -1201,7 +1241,8 @@ REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_coll
                       "tcp_event_data_recv", "netif_receive_skb_list_internal", "netif_receive_skb_list_next",
                       "tcp_recvmsg", "tcp_recvmsg_skb", "napi_gro_receive", "napi_gro_receive_held",
                       "ip_queue_xmit", "alloc_skb", "dev_queue_xmit", "tcp_v4_rcv", "netif_receive_skb_core",
-                      "napi_gro_receive_normal", "fec_enet_txq_submit_skb_csum"}
+                      "napi_gro_receive_normal", "fec_enet_txq_submit_skb_csum", "ip_rcv_finish_demuxed",
+                      "tcp_v4_rcv_demuxed", "tcp_v4_early_demux"}
                      | GROW_KEYS}
 for _k in ("xdp_prog_pass", "xdp_prog_drop", "xdp_prog_tx", "xdp_prog_parse", "xdp_prog_count",
            "xdp_prog_swap_macs", "xdp_prog_redirect"):
@@ -1276,6 +1317,11 @@ SPEC_ARMHF = dict(SPEC, **grow_window_keys(GROW_ADJUST["armhf"]), **{
     "tcp_v4_rcv": dict(SPEC["tcp_v4_rcv"], parts=[
         Part(V, "tcp_v4_rcv", take="v4_rcv", need=("tcp_v4_do_rcv", "_raw_spin_lock"), avoid=("kfree_skb_reason",)),
         Part(V, "__inet_lookup_established", take="lookup_est", avoid=("sock_gen_put",)),
+        Part(V, "_raw_spin_lock", take="spin_lock"),
+        Part(V, "tcp_v4_do_rcv", take="v4_do_rcv", need=("tcp_rcv_established",), avoid=("kfree_skb_reason",))]),
+    "tcp_v4_rcv_demuxed": dict(SPEC["tcp_v4_rcv_demuxed"], parts=[
+        Part(V, "tcp_v4_rcv", take="v4_rcv_demuxed", need=("tcp_v4_do_rcv", "_raw_spin_lock"),
+             avoid=("kfree_skb_reason", "__inet_lookup_established")),
         Part(V, "_raw_spin_lock", take="spin_lock"),
         Part(V, "tcp_v4_do_rcv", take="v4_do_rcv", need=("tcp_rcv_established",), avoid=("kfree_skb_reason",))]),
     # sock_rfree's reclaim ends in a tail call (b, not bl) to __sk_mem_reduce_allocated

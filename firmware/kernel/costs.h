@@ -40,14 +40,14 @@ namespace fecsim::firmware {
     X(build_skb) X(fec_enet_rx_skb) X(napi_gro_receive) X(napi_gro_receive_held) X(napi_gro_receive_normal) \
     X(netif_receive_skb_list_internal) X(netif_receive_skb_core) X(netif_receive_skb_list_next)       \
     X(do_xdp_generic)                                                                                 \
-    X(ip_rcv) X(ip_rcv_finish) X(ip_local_deliver) X(udp_rcv) X(udp_queue_rcv_skb) X(sock_def_readable) \
+    X(ip_rcv) X(ip_rcv_finish) X(ip_rcv_finish_demuxed) X(ip_local_deliver) X(udp_rcv) X(udp_queue_rcv_skb) X(sock_def_readable) \
     X(udp_recvmsg) X(kfree_skb) X(napi_consume_skb) X(skb_free_head_pp) X(generic_xdp_tx)            \
     /* legacy (pre-page-pool) RX */                                                                   \
     X(netdev_alloc_skb) X(netdev_alloc_skb_kmalloc) X(fec_enet_copybreak) X(fec_enet_new_rxbdp)       \
     /* stack-originated TX */                                                                         \
     X(fec_enet_start_xmit) X(fec_enet_txq_submit_skb) X(fec_enet_txq_submit_skb_csum) X(fec_enet_txq_submit_frag)                   \
     /* TCP receive path, its ACKs, the reading task, timers */                                        \
-    X(inet_gro_receive) X(inet_gro_receive_held) X(napi_gro_complete) X(tcp_v4_rcv) X(tcp_rcv_established) \
+    X(inet_gro_receive) X(inet_gro_receive_held) X(napi_gro_complete) X(tcp_v4_rcv) X(tcp_v4_rcv_demuxed) X(tcp_v4_early_demux) X(tcp_rcv_established) \
     X(tcp_rcv_established_slow) X(tcp_data_queue) X(tcp_data_queue_in_order) X(tcp_queue_rcv)         \
     X(tcp_event_data_recv) X(tcp_grow_window) X(tcp_grow_window_no_room) X(tcp_grow_window_scaled)     \
     X(tcp_grow_window_none) X(tcp_grow_window_halve) X(tcp_grow_window_adjust)                        \

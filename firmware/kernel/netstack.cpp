@@ -5,7 +5,7 @@ namespace fecsim::firmware {
 namespace {
 constexpr uint16_t ETH_P_IP = 0x0800;
 constexpr uint32_t tables_bytes = 2048;   // fib trie nodes, dst, udp hash slots, protocol ops
-constexpr uint32_t route_lines = 4;       // fib_lookup + dst (ip_rcv_finish / early demux)
+constexpr uint32_t route_lines = 4;       // the route lookup: fib_lookup, the dst last
 constexpr uint32_t udp_lookup_lines = 2;  // udp_table hash slot + socket match
 constexpr uint32_t gro_normal_batch = 8;  // net.core.gro_normal_batch (6.1's default)
 }  // namespace
@@ -134,8 +134,14 @@ void netstack::ip_rcv(sk_buff* skb) {
     }
     {
         cpu::scope s(k_.core, "ip_rcv_finish");
-        k_.exec(path::ip_rcv_finish);
-        k_.core.touch(tables_, route_lines * 64, false);
+        // ip_rcv_finish_core: early demux (net.ipv4.ip_early_demux and tcp_early_demux, 1 by
+        // default) gives a TCP segment of an established socket the socket's cached input route;
+        // anything else takes the route lookup
+        const bool fragment = (iph[6] & 0x3f) | iph[7];
+        const bool demuxed = iph[9] == 6 && ihl >= 20 && !fragment && tcp_.tcp_v4_early_demux(skb, ihl);
+        k_.exec(demuxed ? path::ip_rcv_finish_demuxed : path::ip_rcv_finish);
+        if (demuxed) k_.core.touch(tables_ + (route_lines - 1) * 64, 64, false);  // the dst: dst_check
+        else k_.core.touch(tables_, route_lines * 64, false);
         k_.core.touch(skb->sim + 64, 16, true);  // skb_dst_set
     }
     const uint32_t daddr = uint32_t(iph[16]) << 24 | uint32_t(iph[17]) << 16 | uint32_t(iph[18]) << 8 | iph[19];

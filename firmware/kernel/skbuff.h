@@ -15,6 +15,8 @@
 
 namespace fecsim::firmware {
 
+struct tcp_sock;
+
 constexpr uint32_t NET_SKB_PAD = 64;
 constexpr uint32_t NET_IP_ALIGN = 0;  // arm64
 constexpr uint32_t SIZEOF_SK_BUFF = 256;
@@ -57,6 +59,7 @@ struct sk_buff {
     uint32_t csum_start = 0;   // the transport header, from head
     uint16_t queue_mapping = 0;
     net_device* dev = nullptr;
+    tcp_sock* sk = nullptr;  // the socket early demux found (tcp_v4_rcv takes it)
     int nr_frags = 0;
     std::array<skb_frag_t, MAX_SKB_FRAGS> frags{};
     sk_buff* next = nullptr;

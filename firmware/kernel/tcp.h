@@ -37,6 +37,8 @@ struct tcp_stats {
     uint64_t acks_sent = 0, delayed_acks = 0, quick_acks = 0, dup_acks = 0, window_updates = 0;
     uint64_t ofo_queued = 0, ofo_delivered = 0, duplicates = 0, rcvq_drops = 0, out_of_window = 0;
     uint64_t no_socket = 0, connections = 0, gro_merged = 0, gro_flushes = 0, prunes = 0;
+    // segments early demux gave their socket and its cached input route (no route lookup)
+    uint64_t early_demux = 0;
     // tcp_rcv_established's data segments by path, and the socket memory accounting's page moves
     uint64_t fast_path = 0, slow_path = 0, mem_schedules = 0, mem_reclaims = 0;
     // tcp_grow_window's calls by branch: no room; the truesize test passing (2 * advmss); failing, with
@@ -72,6 +74,7 @@ struct tcp_sock {
     uint8_t rcv_wscale = 0, snd_wscale = 0;
     bool tstamp_ok = false, sack_ok = false;
     uint32_t ts_recent = 0;
+    bool sk_rx_dst = false;  // the input route cached for early demux (inet_sk_rx_dst_set)
     int64_t sk_rcvbuf = 0, sk_rmem_alloc = 0;
     // Bytes charged ahead from tcp_memory_allocated in whole pages; since 6.0 the reader's
     // uncharge gives back every whole page, so it stays below a page between skbs.
@@ -109,6 +112,9 @@ public:
     // napi_gro_flush: delivers the held skbs (napi_gro_complete).
     void napi_gro_flush(const std::function<void(sk_buff*)>& deliver);
 
+    // tcp_v4_early_demux (ip_rcv_finish_core): puts the established socket of the segment's
+    // 4-tuple on the skb; true when its cached input route spares the route lookup.
+    bool tcp_v4_early_demux(sk_buff* skb, uint32_t ihl);
     // tcp_v4_rcv: `skb->data` at the IP header of `ihl` bytes; consumes the skb.
     void tcp_v4_rcv(sk_buff* skb, uint32_t ihl);
     // The reading task (iperf -s): reads while data is queued; true if it ran.

@@ -154,9 +154,32 @@ void tcp::napi_gro_flush(const std::function<void(sk_buff*)>& deliver) {
 
 // ---------------------------------------------------------------------------------------------
 
+bool tcp::tcp_v4_early_demux(sk_buff* skb, uint32_t ihl) {
+    cpu::scope s(k_.core, "tcp_v4_early_demux");
+    k_.exec(path::tcp_v4_early_demux);
+    ensure_memory();
+    uint8_t h[60 + 14];
+    k_.core.read(skb->data, h, ihl + 14);  // addresses, ports, doff
+    const uint8_t* th = h + ihl;
+    k_.core.touch(ehash_, 64, false);  // __inet_lookup_established: the hash bucket
+    // a full socket: the request sock of a handshake under way carries no route
+    const bool full = sk_.state != tcp_sock::LISTEN && sk_.state != tcp_sock::CLOSED && sk_.state != tcp_sock::SYN_RECV;
+    if (!full || (th[12] >> 4) < 5 || be32(h + 12) != sk_.raddr || be32(h + 16) != sk_.laddr ||
+        be16(th) != sk_.rport || be16(th + 2) != sk_.lport)
+        return false;
+    k_.core.touch(sk_.sim, 128, false);  // socket match: addresses, ports, state; sk_rx_dst
+    skb->sk = &sk_;
+    if (!sk_.sk_rx_dst) return false;
+    ++stats.early_demux;
+    return true;
+}
+
 void tcp::tcp_v4_rcv(sk_buff* skb, uint32_t ihl) {
     cpu::scope s(k_.core, "tcp_v4_rcv");
-    k_.exec(path::tcp_v4_rcv);
+    // __inet_lookup_skb: the socket early demux put on the skb (skb_steal_sock), else a lookup
+    const bool demuxed = skb->sk == &sk_;
+    skb->sk = nullptr;
+    k_.exec(demuxed ? path::tcp_v4_rcv_demuxed : path::tcp_v4_rcv);
     ensure_memory();
     ++stats.segs_in;
     tcp_hdr seg;
@@ -164,13 +187,13 @@ void tcp::tcp_v4_rcv(sk_buff* skb, uint32_t ihl) {
         skbs_.kfree_skb(skb);
         return;
     }
-    k_.core.touch(ehash_, 64, false);  // __inet_lookup_established: the hash bucket
+    if (!demuxed) k_.core.touch(ehash_, 64, false);  // __inet_lookup_established: the hash bucket
     if (!p_.port || seg.dport != p_.port) {
         ++stats.no_socket;  // the kernel would answer with a RST (not modelled)
         skbs_.kfree_skb(skb);
         return;
     }
-    k_.core.touch(sk_.sim, 128, false);  // socket match: addresses, ports, state
+    if (!demuxed) k_.core.touch(sk_.sim, 128, false);  // socket match: addresses, ports, state
     const bool ours = sk_.state != tcp_sock::LISTEN && sk_.state != tcp_sock::CLOSED && seg.saddr == sk_.raddr &&
                       seg.sport == sk_.rport;
     if ((seg.flags & (TCPHDR_SYN | TCPHDR_ACK)) == TCPHDR_SYN) {
@@ -195,6 +218,7 @@ void tcp::tcp_v4_rcv(sk_buff* skb, uint32_t ihl) {
         }
         sk_.state = tcp_sock::ESTABLISHED;
         sk_.snd_una = seg.ack;
+        sk_.sk_rx_dst = true;  // tcp_v4_syn_recv_sock -> inet_sk_rx_dst_set: this ACK's route
         ++stats.connections;
     }
     if (sk_.state == tcp_sock::LAST_ACK && (seg.flags & TCPHDR_ACK) && seg.ack == sk_.snd_nxt) {

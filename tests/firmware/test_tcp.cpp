@@ -478,6 +478,41 @@ TEST(tcp_rx, acks_leave_their_checksums_to_the_fec) {
     });
 }
 
+// Early demux (net.ipv4.ip_early_demux, tcp_early_demux: Debian's defaults): the handshake's last
+// ACK caches its input route on the new socket; every later segment takes the socket and that route
+// in ip_rcv_finish, so neither the route lookup nor tcp_v4_rcv's socket lookup runs.
+TEST(tcp_rx, segments_after_the_handshake_take_the_socket_and_its_cached_route) {
+    struct charged {
+        uint64_t instructions = 0, early_demux = 0;
+    };
+    auto run = [](const std::string& costs) {
+        charged out;
+        on_core_thread([&] {
+            rig r([&](system_params& p) {
+                p.xdp_prog = "none";
+                p.costs_file = costs;
+            });
+            r.boot();
+            client c(r);
+            c.handshake();
+            EXPECT_EQ(r.sys->stack().tcp_proto().stats.early_demux, 0u);  // the handshake found no full socket
+            r.core.c = {};
+            c.segment(0, TCPHDR_ACK | TCPHDR_PSH);  // PSH: up at once, one skb
+            r.irq();
+            EXPECT_EQ(r.sys->stack().tcp_proto().stats.data_segs_in, 1u);
+            out.early_demux = r.sys->stack().tcp_proto().stats.early_demux;
+            out.instructions = r.core.c.instructions;
+        });
+        return out;
+    };
+    const charged base = run(costs_path());
+    EXPECT_EQ(base.early_demux, 1u);
+    for (const char* key : {"tcp_v4_early_demux", "ip_rcv_finish_demuxed", "tcp_v4_rcv_demuxed"})
+        EXPECT_EQ(run(costs_with_dearer(key)).instructions, base.instructions + 1000) << key;
+    for (const char* key : {"ip_rcv_finish", "tcp_v4_rcv"})  // the route and socket lookups
+        EXPECT_EQ(run(costs_with_dearer(key)).instructions, base.instructions) << key;
+}
+
 TEST(tcp_rx, no_listener_drops_in_tcp_v4_rcv) {
     on_core_thread([&] {
         rig r([](system_params& p) {
