@@ -508,18 +508,26 @@ def key_sequences(counter, spec):
     return list(groups.values()) if spec.get("mean") else [[i for g in groups.values() for i in g]]
 
 
+def mix(insns):
+    """(loads, stores, conditional branches) among `insns`: what sets an in-order core's stalls."""
+    return (sum(1 for i in insns if i.mn.startswith("ld")), sum(1 for i in insns if i.mn.startswith("st")),
+            sum(1 for i in insns if A64_COND.match(i.mn)))
+
+
 def mca_table(counter, spec, keys, iterations, cpu):
-    """Markdown: per measured key, instructions, llvm-mca cycles per pass and IPC (means of the
-    alternatives for a "mean" key)."""
-    print("| path | instructions | mca cycles | mca IPC |")
-    print("| --- | ---: | ---: | ---: |")
+    """Markdown: per measured key, instructions, llvm-mca cycles per pass, IPC, and the loads, stores
+    and conditional branches among the instructions (means of the alternatives for a "mean" key)."""
+    print("| path | instructions | mca cycles | mca IPC | loads | stores | cond. branches |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for key in keys:
         if "parts" not in spec[key]:
             continue
         alts = key_sequences(counter, spec[key])
         n = sum(len(a) for a in alts) / len(alts)
         cycles = sum(mca_cycles(a, iterations, cpu) for a in alts) / len(alts)
-        print("| `%s` | %g | %.2f | %s |" % (key, n, cycles, "%.3f" % (n / cycles) if cycles else "—"))
+        kinds = [sum(m) / len(alts) for m in zip(*(mix(a) for a in alts))]
+        print("| `%s` | %g | %.2f | %s | %g | %g | %g |" % (key, n, cycles, "%.3f" % (n / cycles) if cycles else "—",
+                                                        *kinds))
 
 
 # ------------------------------------------------------------------------------------------------

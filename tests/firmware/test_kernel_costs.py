@@ -105,6 +105,10 @@ class Sequence(unittest.TestCase):
             ".Lpath:", "nop", "stp x29, x30, [sp, #-16]!", "mov x3, #0x0", "b .Lpath", "cbz w0, .Lpath",
             "ldr x1, [x0, #8]", "b .Lpath", "ldp x29, x30, [sp], #16", "nop", "ret"])
 
+    def test_the_mix_counts_loads_stores_and_conditional_branches(self):
+        (seq,) = sequence()
+        self.assertEqual(kc.mix(seq), (2, 1, 1))  # ldr, ldp; stp; cbz
+
     def test_a_mean_key_has_one_sequence_per_alternative(self):
         spec = {"k": dict(mean=True, parts=[kc.Part("obj", "g", group="a"), kc.Part("obj", "g", take=(0x14,), group="b")])}
         alts = kc.key_sequences(kc.Counter({"obj": Stub()}, "arm64", spec), spec["k"])
