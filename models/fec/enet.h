@@ -5,7 +5,8 @@
 //
 // Timing: event-driven. The RX engine and the TX engine are one SC_METHOD each, woken by their
 // own event at the next meaningful step (descriptor fetch + data DMA, write-back, wire start,
-// end of frame); a third method raises delayed or coalesced interrupts. DMA is b_transport
+// end of frame), unless a TDAR write runs the step, or the board's core runs a wire start
+// (tx_start_by_core); a third method raises delayed or coalesced interrupts. DMA is b_transport
 // through `dma` with the memory model's annotated delay plus the engine's own step overheads.
 #pragma once
 
