@@ -1399,6 +1399,10 @@ def main():
         if args.mca_iterations < 1:
             die("--mca-iterations %d: expected 1 or more" % args.mca_iterations)
         arches = ["arm64"]
+    # before the kernel's download: a key the walk does not measure is refused at once
+    for flag, key in (("--trace", args.trace), ("--sequence", args.sequence)):
+        if key is not None and any("parts" not in SPECS[name].get(key, {}) for name in arches):
+            die("%s %s: not a measured key" % (flag, key))
     for name in arches:
         measure_arch(name, args)
 
@@ -1417,8 +1421,6 @@ def measure_arch(name, args):
     objs = {k: Objfile(files[k], arch["tool"]) for k in ("vmlinux", "fec", "mvneta", "pktgen")}
     counter = Counter(objs, name, spec)
     if args.sequence:
-        if args.sequence not in spec or "parts" not in spec[args.sequence]:
-            die("--sequence %s: not a measured key" % args.sequence)
         for k, seq in enumerate(key_sequences(counter, spec[args.sequence])):
             print("# %s%s: %d instructions" % (args.sequence, " (alternative %d)" % (k + 1) if k else "", len(seq)))
             print(mca_source(seq), end="")

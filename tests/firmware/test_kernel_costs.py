@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """The likely-path walk of scripts/kernel-costs.py on hand-written ARM code (no kernel package):
 the branch choices the steering relies on; the instruction sequence a key counts, as llvm-mca
-input, and llvm-mca's timing of it. Exit status 0 when every check holds."""
+input, and llvm-mca's timing of it; a key it does not measure refused before the download. Exit
+status 0 when every check holds."""
 import importlib.util
 import os
+import sys
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -157,6 +159,31 @@ class Mca(unittest.TestCase):
         finally:
             os.environ["PATH"] = path
         self.assertEqual(e.exception.code, 2)
+
+
+class Arguments(unittest.TestCase):
+    """A key the walk does not measure is refused with one line and status 2, before the download."""
+
+    def main(self, *argv):
+        saved_argv, saved_measure = sys.argv, kc.measure_arch
+        sys.argv = ["kernel-costs.py", *argv]
+        kc.measure_arch = lambda name, args: self.fail("reached the download for " + " ".join(argv))
+        try:
+            with self.assertRaises(SystemExit) as e:
+                kc.main()
+        finally:
+            sys.argv, kc.measure_arch = saved_argv, saved_measure
+        self.assertEqual(e.exception.code, 2)
+
+    def test_an_unknown_key_to_trace(self):
+        self.main("--trace", "no_such_key")
+
+    def test_an_unknown_key_to_time(self):
+        self.main("--sequence", "no_such_key")
+
+    def test_a_key_with_no_walk(self):  # a zero or an estimate, no functions
+        self.main("--trace", "tcp_ofo_queue")
+        self.main("--sequence", "outer_cache_line")
 
 
 if __name__ == "__main__":
