@@ -1228,6 +1228,42 @@ TEST(enet, a_start_run_at_the_end_of_the_frame_before_leaves_a_received_pause_it
     });
 }
 
+// The same PAUSE, with flow control turned on only after the end of the frame before left the
+// start to the core: the RCR write that sets FCE hands the start back to the engine's event, so
+// the PAUSE received before the start still holds the frame (the core, syncing past the start,
+// would otherwise run it first).
+TEST(enet, setting_flow_control_hands_a_start_left_to_the_core_back_to_its_event) {
+    fresh_simulation();
+    run_bench([](bench& b) {
+        core_player core;
+        constexpr unsigned n = 4;
+        b.restart(2, n);
+        b.queue_tx(0, n, make_frame(1518, peer_mac, 0));
+        b.wr(TDAR, 0);
+        core.run_to(sc_core::sc_time_stamp() + 2 * us1);
+        b.queue_tx(1, n, make_frame(64, peer_mac, 1));
+        b.wr(TDAR, 0);  // fetched; waits for the wire
+        const sc_time wire_free = b.wire.log[0].start + net::wire_time(1518, 1000);
+        // after the end of frame 0 (wire_free - IFG), which left the start to the core
+        core.sync_until(wire_free - sc_time(60, SC_NS));
+        b.wr(RCR, b.rd(RCR) | RCR_FCE);
+        const uint8_t pause_dst[6] = {0x01, 0x80, 0xC2, 0x00, 0x00, 0x01};
+        auto pause = make_frame(64, pause_dst, 0, 0x8808);
+        std::fill(pause.begin() + 14, pause.end(), 0);
+        pause[15] = 1, pause[17] = 10;  // 10 quanta: 5.12 us at 1 Gbit/s
+        const sc_time arrives = wire_free - sc_time(40, SC_NS);
+        sc_core::sc_spawn([&b, pause, arrives] {
+            wait(arrives - sc_core::sc_time_stamp());
+            b.inject(pause);
+        });
+        core.sync_until(wire_free + 2 * us1);
+        core.run_to(sc_core::sc_time_stamp() + 20 * us1);
+        ASSERT_EQ(b.wire.log.size(), 2u);
+        EXPECT_EQ(b.dut.stats().pause_frames_received, 1u);
+        EXPECT_EQ(b.wire.log[1].start, arrives + sc_time(10 * 512, SC_NS));
+    });
+}
+
 // A TDAR write fetches the only frame of the ring and leaves its start to the core; a TDAR read
 // before that start still reads 1 (the start's prefetch, which finds the ring empty, has not
 // run), one at or after it reads 0: the start runs first, as the core's sync for its event did.
