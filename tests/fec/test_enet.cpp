@@ -18,6 +18,16 @@ using sc_core::wait;
 
 const sc_time us1(1, SC_US);
 
+// A MAC control PAUSE frame from the link partner asking for `quanta` (512 bit times each).
+std::vector<uint8_t> pause_frame(uint16_t quanta) {
+    const uint8_t pause_dst[6] = {0x01, 0x80, 0xC2, 0x00, 0x00, 0x01};
+    auto p = make_frame(64, pause_dst, 0, net::ethertype_mac_control);
+    std::fill(p.begin() + 14, p.end(), 0);
+    p[15] = 1;  // opcode PAUSE
+    p[16] = uint8_t(quanta >> 8), p[17] = uint8_t(quanta);
+    return p;
+}
+
 TEST(enet, rx_descriptor_writeback_and_flags) {
     fresh_simulation();
     run_bench([](bench& b) {
@@ -498,11 +508,7 @@ TEST(enet, received_pause_stops_tx_for_the_quanta) {
         const sc_time frame = net::wire_time(64, 1000);
         wait(sc_time(3.5 * frame.to_seconds(), sc_core::SC_SEC));  // frame 3 is on the wire
         const size_t before = b.wire.log.size();
-        const uint8_t pause_dst[6] = {0x01, 0x80, 0xC2, 0x00, 0x00, 0x01};
-        auto p = make_frame(64, pause_dst, 0, 0x8808);
-        std::fill(p.begin() + 14, p.end(), 0);
-        p[15] = 1;        // opcode PAUSE
-        p[16] = 0, p[17] = 100;  // 100 quanta = 51.2 us at 1 Gbit/s
+        const auto p = pause_frame(100);  // 51.2 us at 1 Gbit/s
         const sc_time t = sc_core::sc_time_stamp();
         b.inject(p);
         EXPECT_TRUE(b.rd(TCR) & TCR_RFC_PAUSE);
@@ -517,16 +523,14 @@ TEST(enet, received_pause_stops_tx_for_the_quanta) {
 
         // A long pause cut short by XON (pause time 0).
         for (unsigned i = 0; i < 4; ++i) b.queue_tx(i, n, make_frame(64, peer_mac, uint8_t(100 + i)));
-        p[16] = 0xFF, p[17] = 0xFF;
         const sc_time long_pause = sc_core::sc_time_stamp();
-        b.inject(p);
+        b.inject(pause_frame(0xFFFF));
         const size_t held = b.wire.log.size();
         b.wr(TDAR, 0);
         wait(10 * us1);
         EXPECT_EQ(b.wire.log.size(), held);
-        p[16] = 0, p[17] = 0;
         const sc_time xon = sc_core::sc_time_stamp();
-        b.inject(p);
+        b.inject(pause_frame(0));
         wait(10 * us1);
         ASSERT_EQ(b.wire.log.size(), held + 4);
         EXPECT_EQ(b.wire.log[held].start, xon);
@@ -635,10 +639,7 @@ TEST(enet, received_pause_lasts_512_bit_times_per_quantum_at_the_link_speed) {
         run_bench([fce](bench& b) {
             b.wire.mbps = 100;
             b.restart(2, 4, RACC_SHIFT16, fce ? RCR_FCE : 0);
-            const uint8_t pause_dst[6] = {0x01, 0x80, 0xC2, 0x00, 0x00, 0x01};
-            auto p = make_frame(64, pause_dst, 0, 0x8808);
-            std::fill(p.begin() + 14, p.end(), 0);
-            p[15] = 1, p[17] = 10;  // 10 quanta
+            const auto p = pause_frame(10);
             const sc_time t = sc_core::sc_time_stamp();
             b.inject(p);
             b.queue_tx(0, 4, make_frame(64, peer_mac, 0));
@@ -1211,10 +1212,7 @@ TEST(enet, a_start_run_at_the_end_of_the_frame_before_leaves_a_received_pause_it
         b.queue_tx(1, n, make_frame(64, peer_mac, 1));
         b.wr(TDAR, 0);
         const sc_time wire_free = b.wire.log[0].start + net::wire_time(1518, 1000);
-        const uint8_t pause_dst[6] = {0x01, 0x80, 0xC2, 0x00, 0x00, 0x01};
-        auto pause = make_frame(64, pause_dst, 0, 0x8808);
-        std::fill(pause.begin() + 14, pause.end(), 0);
-        pause[15] = 1, pause[17] = 10;  // 10 quanta: 5.12 us at 1 Gbit/s
+        const auto pause = pause_frame(10);  // 5.12 us at 1 Gbit/s
         const sc_time arrives = wire_free - sc_time(40, SC_NS);
         sc_core::sc_spawn([&b, pause, arrives] {
             wait(arrives - sc_core::sc_time_stamp());
@@ -1247,10 +1245,7 @@ TEST(enet, setting_flow_control_hands_a_start_left_to_the_core_back_to_its_event
         // after the end of frame 0 (wire_free - IFG), which left the start to the core
         core.sync_until(wire_free - sc_time(60, SC_NS));
         b.wr(RCR, b.rd(RCR) | RCR_FCE);
-        const uint8_t pause_dst[6] = {0x01, 0x80, 0xC2, 0x00, 0x00, 0x01};
-        auto pause = make_frame(64, pause_dst, 0, 0x8808);
-        std::fill(pause.begin() + 14, pause.end(), 0);
-        pause[15] = 1, pause[17] = 10;  // 10 quanta: 5.12 us at 1 Gbit/s
+        const auto pause = pause_frame(10);  // 5.12 us at 1 Gbit/s
         const sc_time arrives = wire_free - sc_time(40, SC_NS);
         sc_core::sc_spawn([&b, pause, arrives] {
             wait(arrives - sc_core::sc_time_stamp());
