@@ -72,11 +72,16 @@ public:
         times_.push_back(at);
         for (size_t i = times_.size() - 1; i > 0 && times_[i - 1] < at; --i) std::swap(times_[i - 1], times_[i]);
     }
-    // The board's core synced and waits until `at`; sc_max_time() once it runs again (its own
-    // wake-up is then past, which a noted time could not tell until SystemC time moves).
+    // The board's core synced and waits until `at`.
     void core_waits_until(const sc_core::sc_time& at) {
         core_wake_ = at;
-        core_ = at == never ? core_state::running : core_state::waiting;
+        core_ = core_state::waiting;
+    }
+    // The board's core runs (again): its own wake-up is past, which a noted time could not tell
+    // until SystemC time moves.
+    void core_runs() {
+        core_wake_ = never;
+        core_ = core_state::running;
     }
     // The core waits for an interrupt, or its thread has ended: the deferred steps become events.
     void core_stops() {
@@ -104,7 +109,7 @@ public:
         s.deferred_at = never;
         steps_.erase(std::find(steps_.begin(), steps_.end(), &s));
     }
-    void run_deferred(const sc_core::sc_time& by) {
+    void run_steps_due(const sc_core::sc_time& by) {
         while (deferred_by_ <= by) {  // the earliest deferred (or an earlier, cancelled one)
             deferred_by_ = never;
             for (size_t i = 0; i < steps_.size();) {

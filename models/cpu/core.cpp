@@ -173,7 +173,7 @@ void core::before_end_of_elaboration() {
 
 void core::run() {
     sim_stats::count_event();
-    if (la_.own) la_.own->core_waits_until(activity::never);  // runs
+    if (la_.own) la_.own->core_runs();  // runs
     if (firmware_) firmware_(*this);
     sync();
     if (la_.own) la_.own->core_stops();
@@ -183,14 +183,14 @@ void core::sync() {
     if (qk_.get_local_time() == SC_ZERO_TIME) return;
     wake_ = now();
     if (la_.own) {
-        la_.own->run_deferred(wake_);
+        la_.own->run_steps_due(wake_);
         la_.own->core_waits_until(wake_);  // the wake-up is this board's activity
     }
     syncing_ = true;
     qk_.sync();
     syncing_ = false;
     ++activity::changes;  // woken: SystemC time moved and other processes ran
-    if (la_.own) la_.own->core_waits_until(activity::never);
+    if (la_.own) la_.own->core_runs();
     sim_stats::count_event();
 }
 
@@ -761,7 +761,7 @@ int core::wait_for_irq() {
             ++activity::changes;  // as after a sync
             sim_stats::count_event();
         } while ((line = pending_irq()) < 0);
-        if (la_.own) la_.own->core_waits_until(activity::never);  // runs again
+        if (la_.own) la_.own->core_runs();  // runs again
         const sc_time idle = sim_time() - start;
         cur_time_[static_cast<size_t>(cost::idle)] += idle;
         qk_.reset();

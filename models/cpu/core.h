@@ -259,7 +259,7 @@ private:
     bool board_due(const sc_core::sc_time& pending, const sc_core::sc_time& reach);
     void maybe_sync() {
         if (!qk_.need_sync()) return;
-        if (la_.own) la_.own->run_deferred(now());  // where the core synced for them (activity.h)
+        if (la_.own) la_.own->run_steps_due(now());  // where the core synced for them (activity.h)
         if (others_due(qk_.global->get())) counted_sync(sim_stats::quantum_syncs);  // the next sync point is at most a quantum away
         else qk_.pass_sync_point();
     }
@@ -267,7 +267,7 @@ private:
     // delay) and applies every effect then, so a sync first only matters when something else is
     // due by the core's time: otherwise the device and everything after it see the same thing.
     void sync_if_due() {
-        if (la_.own) la_.own->run_deferred(now());
+        if (la_.own) la_.own->run_steps_due(now());
         if (others_due(sc_core::SC_ZERO_TIME)) counted_sync(sim_stats::register_syncs);
     }
     void counted_sync(uint64_t& count) {

@@ -79,7 +79,7 @@ TEST(activity, a_core_waiting_in_a_sync_is_pending_until_it_runs_again) {
     a.note(ns(500));
     a.core_waits_until(ns(200));
     EXPECT_EQ(a.next(), ns(200));
-    a.core_waits_until(sc_core::sc_max_time());
+    a.core_runs();
     EXPECT_EQ(a.next(), ns(500));
 }
 

@@ -1093,12 +1093,12 @@ TEST(enet, params_from_every_platform_profile) {
 // run the steps left to it that are due by its wake-up.
 struct core_player {
     activity& record = activity::shared();
-    core_player() { record.core_waits_until(activity::never); }
+    core_player() { record.core_runs(); }
     void sync_until(const sc_time& wake) {
-        record.run_deferred(wake);
+        record.run_steps_due(wake);
         record.core_waits_until(wake);
         wait(wake - sc_core::sc_time_stamp());
-        record.core_waits_until(activity::never);
+        record.core_runs();
     }
     // Syncs every `quantum` until `end`, as a core whose every sync point finds something due.
     void run_to(const sc_time& end, const sc_time& quantum = sc_time(500, SC_NS)) {
