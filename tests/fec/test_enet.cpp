@@ -1106,6 +1106,22 @@ struct core_player {
     }
 };
 
+// A PAUSE of 10 quanta arriving 40 ns before the wire frees (after frame 0's end, before frame
+// 1's start), with the core syncing past the start: frame 1 starts when the pause ends.
+void expect_a_pause_before_the_start_to_hold_frame_1(bench& b, core_player& core, const sc_time& wire_free) {
+    const auto pause = pause_frame(10);  // 5.12 us at 1 Gbit/s
+    const sc_time arrives = wire_free - sc_time(40, SC_NS);
+    sc_core::sc_spawn([&b, pause, arrives] {
+        wait(arrives - sc_core::sc_time_stamp());
+        b.inject(pause);
+    });
+    core.sync_until(wire_free + 2 * us1);
+    core.run_to(sc_core::sc_time_stamp() + 20 * us1);
+    ASSERT_EQ(b.wire.log.size(), 2u);
+    EXPECT_EQ(b.dut.stats().pause_frames_received, 1u);
+    EXPECT_EQ(b.wire.log[1].start, arrives + sc_time(10 * 512, SC_NS));
+}
+
 // With the core in the record, no wire start takes an event of its own: the TDAR write's
 // start, and each start after the end of the frame before it, run where the core's time
 // reaches them. The frames start on the wire, and their descriptors are written back, at the
@@ -1212,17 +1228,7 @@ TEST(enet, a_start_run_at_the_end_of_the_frame_before_leaves_a_received_pause_it
         b.queue_tx(1, n, make_frame(64, peer_mac, 1));
         b.wr(TDAR, 0);
         const sc_time wire_free = b.wire.log[0].start + net::wire_time(1518, 1000);
-        const auto pause = pause_frame(10);  // 5.12 us at 1 Gbit/s
-        const sc_time arrives = wire_free - sc_time(40, SC_NS);
-        sc_core::sc_spawn([&b, pause, arrives] {
-            wait(arrives - sc_core::sc_time_stamp());
-            b.inject(pause);
-        });
-        core.sync_until(wire_free + 2 * us1);
-        core.run_to(sc_core::sc_time_stamp() + 20 * us1);
-        ASSERT_EQ(b.wire.log.size(), 2u);
-        EXPECT_EQ(b.dut.stats().pause_frames_received, 1u);
-        EXPECT_EQ(b.wire.log[1].start, arrives + sc_time(10 * 512, SC_NS));
+        expect_a_pause_before_the_start_to_hold_frame_1(b, core, wire_free);
     });
 }
 
@@ -1245,17 +1251,7 @@ TEST(enet, setting_flow_control_hands_a_start_left_to_the_core_back_to_its_event
         // after the end of frame 0 (wire_free - IFG), which left the start to the core
         core.sync_until(wire_free - sc_time(60, SC_NS));
         b.wr(RCR, b.rd(RCR) | RCR_FCE);
-        const auto pause = pause_frame(10);  // 5.12 us at 1 Gbit/s
-        const sc_time arrives = wire_free - sc_time(40, SC_NS);
-        sc_core::sc_spawn([&b, pause, arrives] {
-            wait(arrives - sc_core::sc_time_stamp());
-            b.inject(pause);
-        });
-        core.sync_until(wire_free + 2 * us1);
-        core.run_to(sc_core::sc_time_stamp() + 20 * us1);
-        ASSERT_EQ(b.wire.log.size(), 2u);
-        EXPECT_EQ(b.dut.stats().pause_frames_received, 1u);
-        EXPECT_EQ(b.wire.log[1].start, arrives + sc_time(10 * 512, SC_NS));
+        expect_a_pause_before_the_start_to_hold_frame_1(b, core, wire_free);
     });
 }
 
