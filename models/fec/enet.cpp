@@ -1173,8 +1173,7 @@ bool enet::tx_start_by_core(const sc_time& start) {
 // ------------------------------------------------------------------------------------------
 
 void enet::reset_stats() {
-    take_arrivals(sim_time());
-    count_tx_started(sim_time());
+    settle();
     stats_ = enet_stats{};
     mib_base_ = mib_.snapshot();
     tx_pause_.reset_window(sim_time());
