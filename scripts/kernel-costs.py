@@ -500,11 +500,20 @@ def mca_cycles(insns, iterations=MCA_ITERATIONS, cpu=MCA_CPU):
     return cycles
 
 
+def walk_key(counter, spec):
+    """A measured key's counted instructions in walk order by group (an alternative of a "mean" key,
+    else each part alone), and each part's JSON record."""
+    groups, funcs = {}, []
+    for k, p in enumerate(spec["parts"]):
+        seq, f = counter.count(p)
+        groups.setdefault(p.group or k, []).extend(seq)
+        funcs.append(f)
+    return groups, funcs
+
+
 def key_sequences(counter, spec):
     """The counted instructions of a key in walk order, one list per alternative (one unless "mean")."""
-    groups = {}
-    for k, p in enumerate(spec.get("parts", ())):
-        groups.setdefault(p.group or k, []).extend(counter.count(p)[0])
+    groups = walk_key(counter, spec)[0]
     return list(groups.values()) if spec.get("mean") else [[i for g in groups.values() for i in g]]
 
 
@@ -1351,13 +1360,9 @@ def measure(counter, key, spec, old, arch):
     if "estimate" in spec:
         return {"instructions": was, "why": old[key]["why"], "method": "estimate (kept): " + spec["estimate"],
                 "estimate_was": was}
-    groups, funcs = {}, []
-    for k, p in enumerate(spec["parts"]):
-        seq, f = counter.count(p)
-        groups[p.group or k] = groups.get(p.group or k, 0) + len(seq)
-        funcs.append(f)
+    groups, funcs = walk_key(counter, spec)
     # "mean": the key stands for either of two routines (e.g. sync for the CPU or for the device)
-    total, alts = sum(groups.values()), len(groups) if spec.get("mean") else 1
+    total, alts = sum(len(g) for g in groups.values()), len(groups) if spec.get("mean") else 1
     n = (2 * total + alts) // (2 * alts)  # rounded half up
     method = ("likely-path walk" + ("" if key in REVIEWED.get(arch, ()) else " (compiler layout, branches not reviewed)") + (", mean of %d alternatives" % len(groups) if spec.get("mean") else ""))
     if "derived" in spec:
