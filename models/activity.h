@@ -13,6 +13,7 @@
 #include <systemc>
 
 #include <algorithm>
+#include <functional>
 #include <utility>
 #include <cstdint>
 #include <vector>
@@ -35,6 +36,11 @@ public:
     // The core will not run it: the model notifies its event for `at`.
     virtual void core_stops(const sc_core::sc_time& at) = 0;
     sc_core::sc_time deferred_at = sc_core::sc_max_time();  // sc_max_time(): nothing deferred
+    // A step that changes what the board's core reads (an end of frame's write-back) must also
+    // come before everything else due on the board by its time: the core runs it only while
+    // nothing else can act on the board by then (activity::set_first_else), and otherwise hands
+    // it back to the model's event (core_stops), which runs it in time order with the rest.
+    bool only_if_first = false;
 };
 
 class activity {
@@ -53,6 +59,8 @@ public:
     // Models leave steps to their board's core (deferred_step) while this is on
     // (cpu.wire_starts_by_core; fresh_simulation() turns it on).
     static inline bool defer_steps = true;
+    // ... ends of frame too (cpu.ends_of_frame_by_core; fresh_simulation() turns it on).
+    static inline bool defer_ends = true;
     // What a core's decision to sync read (the kernel's next activity, models/cpu/core.h
     // `kernel_view`) may since have been changed by. A timed or delta notification only makes
     // the next activity earlier, to its time at most: `earliest_notified` keeps the earliest
@@ -96,12 +104,18 @@ public:
     }
     core_state core() const { return core_; }
     const sc_core::sc_time& core_wake() const { return core_wake_; }
+    // The core's answer to: the earliest time anything but its deferred steps could act on the
+    // board (models/cpu/core.h `first_else`). Steps that must come first (only_if_first) are left
+    // to the core only while it gives one.
+    void set_first_else(std::function<sc_core::sc_time()> f) { first_else_ = std::move(f); }
+    bool orders_steps() const { return bool(first_else_); }
 
     // Deferred steps (deferred_step): the record holds a step while it is deferred; the core
     // runs those due by its time `by`, before it decides to sync and before it waits.
-    void defer(deferred_step& s, const sc_core::sc_time& at) {
+    void defer(deferred_step& s, const sc_core::sc_time& at, bool only_if_first = false) {
         if (s.deferred_at == never) steps_.push_back(&s);
         s.deferred_at = at;
+        s.only_if_first = only_if_first;
         if (at < deferred_by_) deferred_by_ = at;
     }
     void cancel(deferred_step& s) {
@@ -120,8 +134,10 @@ public:
                     continue;
                 }
                 const sc_core::sc_time at = s->deferred_at;
+                const bool first = !s->only_if_first || (first_else_ && at < first_else_());
                 cancel(*s);
-                s->run_deferred(at);  // may defer it again (pushed at the back)
+                if (first) s->run_deferred(at);  // may defer it again (pushed at the back)
+                else s->core_stops(at);
             }
         }
     }
@@ -142,6 +158,7 @@ private:
     core_state core_ = core_state::absent;
     std::vector<deferred_step*> steps_;  // deferred
     sc_core::sc_time deferred_by_ = sc_core::sc_max_time();  // no deferred step is earlier
+    std::function<sc_core::sc_time()> first_else_;
 };
 
 // An sc_event whose notifications are noted in a board's record: the only way models notify

@@ -53,6 +53,7 @@ void fresh_simulation() {
     sc_core::sc_default_global_context = ctx;
     activity::recording = true;
     activity::defer_steps = true;
+    activity::defer_ends = true;
     // SystemC's own notes ("Simulation stopped by user." after sc_stop) are not fecsim output.
     sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
 }

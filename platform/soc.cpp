@@ -18,6 +18,7 @@ uint64_t program_runs(const nlohmann::json& xdp) {
 soc::soc(const config& cfg, const soc_options& opt) {
     activity::recording = cfg.view("generator").string("kind") == "board" && cfg.view("cpu").boolean("cross_board_lookahead");
     activity::defer_steps = cfg.view("cpu").boolean("wire_starts_by_core");
+    activity::defer_ends = cfg.view("cpu").boolean("ends_of_frame_by_core");
     if (!opt.trace_path.empty()) trace_ = std::make_unique<trace_writer>(opt.trace_path);
     board_software sw;
     sw.trace = trace_.get();

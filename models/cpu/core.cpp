@@ -197,7 +197,26 @@ void core::sync() {
 void core::set_lookahead(const lookahead& la) {
     la_ = la;
     shared_ = &activity::shared();
-    if (la_.own) irq_event_.record_in(*la_.own);
+    if (la_.own) {
+        irq_event_.record_in(*la_.own);
+        la_.own->set_first_else([this] { return first_else(); });
+    }
+}
+
+// The earliest time anything but the core's deferred steps could act on its board: its own
+// board's or the shared record's next activity, another board's next plus the lookahead (the
+// bound of "Cross-board lookahead" below); SystemC time when the kernel has activity no record
+// knows of. A deferred step before it is what the kernel would run next on this board.
+sc_time core::first_else() {
+    sc_time any = std::min(la_.own->next(), shared_->next());
+    sc_time first = any;
+    for (activity* other : la_.others) {
+        const sc_time next = other->next();
+        any = std::min(any, next);
+        if (next != activity::never) first = std::min(first, next + la_.latency);
+    }
+    if (sim_time() + kernel_pending() < any) return sim_time();
+    return first;
 }
 
 // The lookahead's decision (docs/performance.md "Cross-board lookahead"), once the kernel has

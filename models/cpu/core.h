@@ -257,6 +257,7 @@ private:
         return kernel_.pending;
     }
     bool board_due(const sc_core::sc_time& pending, const sc_core::sc_time& reach);
+    sc_core::sc_time first_else();
     void maybe_sync() {
         if (!qk_.need_sync()) return;
         if (la_.own) la_.own->run_steps_due(now());  // where the core synced for them (activity.h)

@@ -238,8 +238,12 @@ void enet::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
     bool ok = false;
     // A wire start left to the core and due by the access's time comes first (the core would
     // have synced for its event). The core runs it at its sync points; this is for an access
-    // made before the next one.
-    if (deferred_at <= sim_time() + delay) run_deferred(undefer());
+    // made before the next one. An end of frame due by then goes back to its event: the core's
+    // time is before it, so it did not sync for it, and the event would run after the access.
+    if (deferred_at <= sim_time() + delay) {
+        if (only_if_first) tx_wake(undefer() - sim_time());
+        else run_deferred(undefer());
+    }
     access_delay_ = delay;  // every effect happens at the access's annotated time: now()
     const bool sees_arrivals = off < enet_window_bytes && reads_or_sets_reception(uint32_t(off), gp.is_write());
     if (sees_arrivals) {
@@ -988,7 +992,7 @@ bool enet::tx_fetch_ring(unsigned q, tx_entry& e, sc_time& delay) {
 }
 
 // Puts e on the wire at `at`: SystemC time in the engine's event, later when the start runs
-// ahead of it (tx_start_by_core); then it is counted when anything could see it started.
+// ahead of it (tx_step_by_core); then it is counted when anything could see it started.
 void enet::tx_send(tx_entry& e, const sc_time& at) {
     const net::frame& f = *e.f;
     mib_frame m = describe(f, e.fcs_appended);
@@ -1066,7 +1070,8 @@ void enet::tx_method() {
 
 // One step of the TX engine at `at`: SystemC time in its event, the annotated time of a TDAR
 // write (a frame fetched then is ready after it, so none starts before then), or the time of a
-// wire start run ahead of SystemC time (tx_start_by_core). Its DMA carries at - SystemC time.
+// wire start or end of frame run ahead of SystemC time (tx_step_by_core). Its DMA carries at -
+// SystemC time.
 void enet::tx_run(sc_time at) {  // a copy: cancel() below clears deferred_at
     board_->cancel(*this);          // the step decides again what comes next
     sc_time d = at - sim_time();
@@ -1103,7 +1108,7 @@ void enet::tx_run(sc_time at) {  // a copy: cancel() below clears deferred_at
 }
 
 // Wakes the TX engine at its next step: end of the frame on the wire, or the start of the next
-// (which the board's core may run instead, tx_start_by_core).
+// (which the board's core may run instead, tx_step_by_core).
 void enet::tx_schedule(const sc_time& at) {
     bool have = false, start = false;
     sc_time next;
@@ -1123,7 +1128,7 @@ void enet::tx_schedule(const sc_time& at) {
         }
     }
     if (!have) return;
-    if (start && next > at && tx_start_by_core(next)) return;
+    if (next > at && tx_step_by_core(next, start)) return;
     const sc_time now = sim_time();
     tx_wake(next > now ? next - now : SC_ZERO_TIME);
 }
@@ -1145,23 +1150,30 @@ void enet::run_deferred(const sc_time& at) {
 //   on the frame still waiting;
 // - this activation, when the core waits in a sync past the start (it can make no access
 //   before it).
+// An end of frame writes the descriptors back and counts toward TXF: memory and a register
+// the core reads. The core runs it in the same places, where it synced for its event, so its
+// accesses before then see the memory as they did; and only while nothing else can act on the
+// board by its time (deferred_step::only_if_first, so its DMA keeps its order on the DDR with
+// every other step of the board); otherwise, and for a register access annotated at or after
+// it, its event runs it. Never in place: another step may come before it.
 // Not with flow control (RCR.FCE, or an XOFF sent): a PAUSE received, or sent, between SystemC
 // time and the start would come after the step; nor when no core reports to the record or it
 // waits for an interrupt: the event runs it.
-bool enet::tx_start_by_core(const sc_time& start) {
+bool enet::tx_step_by_core(const sc_time& at, bool start) {
     if (!activity::defer_steps || !wire_ || !wire_->sends_ahead()) return false;
     if ((regs_.get(RCR) & RCR_FCE) || xoff_) return false;
+    if (!start && !(activity::defer_ends && board_->orders_steps())) return false;
     switch (board_->core()) {
     case activity::core_state::running:
-        board_->defer(*this, start);
+        board_->defer(*this, at, !start);
         return true;
     case activity::core_state::waiting:
-        if (start > board_->core_wake()) {
-            board_->defer(*this, start);
+        if (at > board_->core_wake()) {
+            board_->defer(*this, at, !start);
             return true;
         }
-        if (tx_wake_pending_ && tx_wake_at_ <= start) return false;
-        tx_run(start);
+        if (!start || (tx_wake_pending_ && tx_wake_at_ <= at)) return false;
+        tx_run(at);
         return true;
     default:
         return false;

@@ -5,8 +5,8 @@
 //
 // Timing: event-driven. The RX engine and the TX engine are one SC_METHOD each, woken by their
 // own event at the next meaningful step (descriptor fetch + data DMA, write-back, wire start,
-// end of frame), unless a TDAR write runs the step, or the board's core runs a wire start
-// (tx_start_by_core); a third method raises delayed or coalesced interrupts. DMA is b_transport
+// end of frame), unless a TDAR write runs the step, or the board's core runs a wire start or an
+// end of frame (tx_step_by_core); a third method raises delayed or coalesced interrupts. DMA is b_transport
 // through `dma` with the memory model's annotated delay plus the engine's own step overheads.
 #pragma once
 
@@ -234,7 +234,7 @@ private:
     bool tx_may_fetch() const;
     size_t tx_waiting() const;
     void tx_schedule(const sc_core::sc_time& at);
-    bool tx_start_by_core(const sc_core::sc_time& start);
+    bool tx_step_by_core(const sc_core::sc_time& at, bool start);
     void run_deferred(const sc_core::sc_time& at) override;
     sc_core::sc_time undefer() {  // the start left to the core, taken back from it
         const sc_core::sc_time at = deferred_at;

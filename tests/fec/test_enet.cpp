@@ -1100,6 +1100,12 @@ struct core_player {
         wait(wake - sc_core::sc_time_stamp());
         record.core_runs();
     }
+    // Tells the record what else is due on the board (the bench's record holds every event),
+    // as a core with a lookahead does: the ends of frame are then left to it too.
+    void orders_steps() {
+        activity& r = record;
+        r.set_first_else([&r] { return r.next(); });
+    }
     // Syncs every `quantum` until `end`, as a core whose every sync point finds something due.
     void run_to(const sc_time& end, const sc_time& quantum = sc_time(500, SC_NS)) {
         while (sc_core::sc_time_stamp() < end) sync_until(std::min(end, sc_core::sc_time_stamp() + quantum));
@@ -1281,6 +1287,107 @@ TEST(enet, tdar_read_before_a_start_left_to_the_core_reads_as_before_it) {
         EXPECT_FALSE(b.read_bd(tx_ring_addr).sc & BD_ENET_TX_READY);
         EXPECT_EQ(b.dut.stats().tx_frames, 1u);
         EXPECT_EQ(b.dut.tx_ledger().in_flight_end, 0u);
+    });
+}
+
+// With the record telling what else is due on the board (a core with a lookahead), the core runs
+// the ends of frame too: the same wire starts, write-back stamps and TDAR and EIR reads as with
+// the engine's events, and no TX event at all (each end runs where the core's time reaches it).
+TEST(enet, ends_of_frame_left_to_the_core_keep_their_times_without_an_event) {
+    std::vector<sc_time> start[2], stamp[2];
+    std::vector<uint32_t> reads[2];
+    uint64_t events[2];
+    for (bool by_core : {false, true}) {
+        fresh_simulation();
+        activity::defer_ends = by_core;
+        run_bench([&](bench& b) {
+            core_player core;
+            core.orders_steps();
+            constexpr unsigned n = 8;
+            b.restart(2, n);
+            const uint64_t e0 = sim_stats::kernel_events;
+            for (unsigned i = 0; i < 4; ++i) b.queue_tx(i, n, make_frame(64 + 100 * i, peer_mac, uint8_t(i)));
+            b.wr(TDAR, 0);
+            core.run_to(sc_core::sc_time_stamp() + sc_time(1300, SC_NS));
+            reads[by_core].push_back(b.rd(TDAR));
+            reads[by_core].push_back(b.rd(EIR));
+            b.queue_tx(4, n, make_frame(64, peer_mac, 4));
+            b.wr(TDAR, 0);
+            core.run_to(sc_core::sc_time_stamp() + 20 * us1);
+            reads[by_core].push_back(b.rd(TDAR));
+            reads[by_core].push_back(b.rd(EIR));
+            ASSERT_EQ(b.wire.log.size(), 5u);
+            for (unsigned k = 0; k < 5; ++k) {
+                start[by_core].push_back(b.wire.log[k].start);
+                const bd wb = b.read_bd(tx_ring_addr + k * b.bsz());
+                EXPECT_FALSE(wb.sc & BD_ENET_TX_READY);
+                stamp[by_core].push_back(sc_time(double(wb.ts), SC_NS));
+            }
+            EXPECT_EQ(b.dut.stats().tx_frames, 5u);
+            events[by_core] = sim_stats::kernel_events - e0;
+        });
+    }
+    activity::defer_ends = true;
+    EXPECT_EQ(start[1], start[0]);
+    EXPECT_EQ(stamp[1], stamp[0]);
+    EXPECT_EQ(reads[1], reads[0]);
+    EXPECT_TRUE(reads[1].back() & FEC_ENET_TXF);
+    EXPECT_EQ(events[0] - events[1], 5u);  // every end of frame's event
+}
+
+// A 1518-byte frame's end left to the core, with another step due on the board before it (a
+// probe 100 ns earlier) when the core syncs past the end: the end is handed back to its event,
+// so the probe still finds the descriptor not written back, as with the engine's events (run
+// before the sync, the write-back would come before the probe).
+TEST(enet, an_end_of_frame_left_to_the_core_waits_for_a_step_due_before_it) {
+    fresh_simulation();
+    run_bench([](bench& b) {
+        core_player core;
+        core.orders_steps();
+        constexpr unsigned n = 4;
+        b.restart(2, n);
+        b.queue_tx(0, n, make_frame(1518, peer_mac, 0));
+        b.wr(TDAR, 0);
+        core.sync_until(sc_core::sc_time_stamp() + us1);  // runs the start; the end is left to the core
+        ASSERT_EQ(b.wire.log.size(), 1u);
+        const sc_time end = b.wire.log[0].start + net::wire_time(1518, 1000) - sc_time(96, SC_NS);  // before the IFG
+        timed_event probe;  // in the record, as every model's event
+        bool ready_at_probe = false;
+        sc_core::sc_spawn([&] {
+            wait(probe.event());
+            ready_at_probe = b.read_bd(tx_ring_addr).sc & BD_ENET_TX_READY;
+        });
+        probe.notify(end - sc_time(100, SC_NS) - sc_core::sc_time_stamp());
+        core.sync_until(end + us1);
+        EXPECT_TRUE(ready_at_probe);
+        const bd wb = b.read_bd(tx_ring_addr);
+        EXPECT_FALSE(wb.sc & BD_ENET_TX_READY);
+        EXPECT_EQ(sc_time(double(wb.ts), SC_NS), end);
+    });
+}
+
+// The same end, with a register read annotated after it while the core's time is before it: the
+// core did not sync for the end, so the read leaves it to its event (the write-back still to
+// come, as with the engine's event); run at the read, the descriptor would already be written.
+TEST(enet, a_register_access_annotated_after_an_end_left_to_the_core_leaves_it_to_its_event) {
+    fresh_simulation();
+    run_bench([](bench& b) {
+        core_player core;
+        core.orders_steps();
+        constexpr unsigned n = 4;
+        b.restart(2, n);
+        b.queue_tx(0, n, make_frame(1518, peer_mac, 0));
+        b.wr(TDAR, 0);
+        core.sync_until(sc_core::sc_time_stamp() + us1);
+        ASSERT_EQ(b.wire.log.size(), 1u);
+        const sc_time end = b.wire.log[0].start + net::wire_time(1518, 1000) - sc_time(96, SC_NS);
+        uint32_t v = 0;
+        const sc_time delay = end + sc_time(10, SC_NS) - sc_core::sc_time_stamp();
+        EXPECT_EQ(b.cpu.transport(tlm::TLM_READ_COMMAND, fec_base + EIR, &v, 4, delay).status, tlm::TLM_OK_RESPONSE);
+        EXPECT_TRUE(b.read_bd(tx_ring_addr).sc & BD_ENET_TX_READY);
+        core.run_to(end + us1);
+        EXPECT_FALSE(b.read_bd(tx_ring_addr).sc & BD_ENET_TX_READY);
+        EXPECT_EQ(b.dut.stats().tx_frames, 1u);
     });
 }
 
