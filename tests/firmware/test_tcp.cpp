@@ -123,6 +123,25 @@ struct client {
 
 class tcp_rx : public ::testing::TestWithParam<const char*> {};
 
+// The TCP receiver (no XDP program) booted with `configure`'s settings and a client past its
+// handshake; `body` then runs on the core's thread.
+void connected(const std::function<void(system_params&)>& configure,
+               const std::function<void(rig&, client&)>& body) {
+    on_core_thread([&] {
+        rig r([&](system_params& p) {
+            p.xdp_prog = "none";
+            configure(p);
+        });
+        r.boot();
+        client c(r);
+        c.handshake();
+        body(r, c);
+    });
+}
+void connected(const std::function<void(rig&, client&)>& body) {
+    connected([](system_params&) {}, body);
+}
+
 TEST_P(tcp_rx, handshake_then_every_byte_in_order_through_gro) {
     const std::string mode = GetParam();
     on_core_thread([&] {
@@ -167,11 +186,7 @@ TEST_P(tcp_rx, handshake_then_every_byte_in_order_through_gro) {
 INSTANTIATE_TEST_SUITE_P(fec_rx_buffers, tcp_rx, ::testing::Values("page_pool", "legacy", "page_pool_no_recycle"));
 
 TEST(tcp_rx, delayed_ack_every_second_segment_and_the_40ms_timer) {
-    on_core_thread([&] {
-        rig r([](system_params& p) { p.xdp_prog = "none"; });
-        r.boot();
-        client c(r);
-        c.handshake();
+    connected([&](rig& r, client& c) {
         auto& tcp = r.sys->stack().tcp_proto();
         std::vector<bool> acked;
         for (uint32_t i = 0; i < 60; ++i) {  // one segment per interrupt
@@ -216,11 +231,7 @@ TEST(tcp_rx, delayed_ack_every_second_segment_and_the_40ms_timer) {
 }
 
 TEST(tcp_rx, out_of_order_segments_wait_for_the_hole_then_go_up_in_order) {
-    on_core_thread([&] {
-        rig r([](system_params& p) { p.xdp_prog = "none"; });
-        r.boot();
-        client c(r);
-        c.handshake();
+    connected([&](rig& r, client& c) {
         auto& tcp = r.sys->stack().tcp_proto();
         c.segment(0);
         r.irq();
@@ -256,11 +267,7 @@ TEST(tcp_rx, out_of_order_segments_wait_for_the_hole_then_go_up_in_order) {
 // tcp_queue_rcv charges the skb; the reader's sock_rfree uncharges it and gives every whole
 // page back, so the next GRO skb finds less than a page again.
 TEST(tcp_rx, gro_skb_beyond_the_forward_allocation_takes_the_slow_path_and_the_reader_returns_it) {
-    on_core_thread([&] {
-        rig r([](system_params& p) { p.xdp_prog = "none"; });  // page_pool: 4,096 + 256 per first segment
-        r.boot();
-        client c(r);
-        c.handshake();
+    connected([&](rig& r, client& c) {  // page_pool: 4,096 + 256 per first segment
         auto& tcp = r.sys->stack().tcp_proto();
         int64_t charged = -1, forward = -1;
         auto reader = tcp.on_read;
@@ -285,14 +292,8 @@ TEST(tcp_rx, gro_skb_beyond_the_forward_allocation_takes_the_slow_path_and_the_r
 }
 
 TEST(tcp_rx, a_segment_that_fits_the_forward_allocation_takes_the_fast_path) {
-    on_core_thread([&] {
-        rig r([](system_params& p) {
-            p.xdp_prog = "none";
-            p.driver.rx_buffers = rx_buffer_mode::legacy;  // page_frag heads: truesize 2,688
-        });
-        r.boot();
-        client c(r);
-        c.handshake();
+    const auto configure = [&](system_params& p) { p.driver.rx_buffers = rx_buffer_mode::legacy; };  // page_frag heads: truesize 2,688
+    connected(configure, [&](rig& r, client& c) {
         auto& tcp = r.sys->stack().tcp_proto();
         for (uint32_t j = 0; j < 3; ++j) c.segment(j, TCPHDR_ACK | TCPHDR_PSH);  // PSH: GRO passes each up alone
         r.irq();
@@ -321,17 +322,13 @@ struct grow_run {
 grow_run grow_window_run(rx_buffer_mode mode, uint32_t rmem, const std::string& costs = costs_path(),
                          uint32_t rmem_max = tcp_params{}.rmem_max) {
     grow_run out;
-    on_core_thread([&] {
-        rig r([&](system_params& p) {
-            p.xdp_prog = "none";
-            p.driver.rx_buffers = mode;
-            p.stack.tcp.rmem_default = rmem;
-            p.stack.tcp.rmem_max = rmem_max;
-            p.costs_file = costs;
-        });
-        r.boot();
-        client c(r);
-        c.handshake();
+    const auto configure = [&](system_params& p) {
+        p.driver.rx_buffers = mode;
+        p.stack.tcp.rmem_default = rmem;
+        p.stack.tcp.rmem_max = rmem_max;
+        p.costs_file = costs;
+    };
+    connected(configure, [&](rig& r, client& c) {
         auto& tcp = r.sys->stack().tcp_proto();
         r.core.c = {};
         for (uint32_t j = 0; j < 8; ++j) c.segment(j);
@@ -403,14 +400,8 @@ TEST(tcp_rx, grow_window_has_no_room_while_the_first_window_fills_the_buffer) {
 TEST(tcp_rx, gro_charges_the_held_walk_for_the_first_segment_and_the_merge_for_the_rest) {
     auto run = [](const std::string& costs) {
         uint64_t instructions = 0;
-        on_core_thread([&] {
-            rig r([&](system_params& p) {
-                p.xdp_prog = "none";
-                p.costs_file = costs;
-            });
-            r.boot();
-            client c(r);
-            c.handshake();
+        const auto configure = [&](system_params& p) { p.costs_file = costs; };
+        connected(configure, [&](rig& r, client& c) {
             r.core.c = {};
             for (uint32_t j = 0; j < 8; ++j) c.segment(j);
             r.irq();
@@ -487,14 +478,8 @@ TEST(tcp_rx, segments_after_the_handshake_take_the_socket_and_its_cached_route) 
     };
     auto run = [](const std::string& costs) {
         charged out;
-        on_core_thread([&] {
-            rig r([&](system_params& p) {
-                p.xdp_prog = "none";
-                p.costs_file = costs;
-            });
-            r.boot();
-            client c(r);
-            c.handshake();
+        const auto configure = [&](system_params& p) { p.costs_file = costs; };
+        connected(configure, [&](rig& r, client& c) {
             EXPECT_EQ(r.sys->stack().tcp_proto().stats.early_demux, 0u);  // the handshake found no full socket
             r.core.c = {};
             c.segment(0, TCPHDR_ACK | TCPHDR_PSH);  // PSH: up at once, one skb
