@@ -121,17 +121,38 @@ void board::build_address_map(const config& cfg) {
         }
         regions_.push_back(reg);
     }
+    place_page_tables(cfg);
+}
+
+// The TLB's walks read the kernel's page tables from the region named page_tables: cacheable
+// DDR that the kernel reserves at boot (memblock), outside the page allocator's range.
+void board::place_page_tables(const config& cfg) {
+    if (core_->params().tlb.entries == 0) return;
+    size_t i = 0;
+    while (i < regions_.size() && regions_[i].name != page_tables_region) ++i;
+    if (i == regions_.size())
+        throw cfg.error_at("/mem/regions", std::string("no region named '") + page_tables_region +
+                                               "' for the TLB's page-table walks (cpu.tlb.entries is not 0)");
+    const mem::region& r = regions_[i];
+    const std::string where = "/mem/regions/" + std::to_string(i);
+    if (r.target != "ddr" || r.attr != mem::mem_attr::normal_cacheable)
+        throw cfg.error_at(where, "the page tables must be normal_cacheable DDR (walks read them through the caches)");
+    const uint64_t need = core_->place_page_tables(r.base);
+    if (need > r.size)
+        throw cfg.error_at(where + "/size_bytes", "the page tables of the other regions need " + std::to_string(need) +
+                                                      " bytes, the region has " + std::to_string(r.size));
 }
 
 void board::build_firmware(const config& cfg, const board_software& sw) {
     firmware::system_params p;
-    // The kernel's linear map is the first cacheable DDR range; dma_alloc_coherent uses the
-    // first non-cacheable one; the driver's registers are the fec0 window.
+    // The kernel's linear map is the first cacheable DDR range but the page tables;
+    // dma_alloc_coherent uses the first non-cacheable one; the driver's registers are the fec0 window.
     firmware::fec_instance eth0;
     for (size_t i = 0; i < regions_.size(); ++i) {
         const mem::region& r = regions_[i];
         const std::string size_pointer = "/mem/regions/" + std::to_string(i) + "/size_bytes";
-        if (r.target == "ddr" && r.attr == mem::mem_attr::normal_cacheable && !p.mem.dram_size)
+        if (r.target == "ddr" && r.attr == mem::mem_attr::normal_cacheable && !p.mem.dram_size &&
+            r.name != page_tables_region)
             p.mem.dram_base = r.base, p.mem.dram_size = r.size, dram_region_ = size_pointer;
         if (r.target == "ddr" && r.attr == mem::mem_attr::normal_noncacheable && !p.mem.coherent_size)
             p.mem.coherent_base = r.base, p.mem.coherent_size = r.size, coherent_region_ = size_pointer;

@@ -71,6 +71,8 @@ private:
     void build_host(const config& cfg);
     void build_device(const config& cfg);
     void build_address_map(const config& cfg);
+    void place_page_tables(const config& cfg);
+    static constexpr const char* page_tables_region = "page_tables";
     void build_firmware(const config& cfg, const board_software& sw);
     config_error memory_error(const firmware::memory_exhausted& e) const;
     std::string name(const char* n) const { return prefix_ + n; }

@@ -20,6 +20,7 @@ const char* to_string(cost c) {
     switch (c) {
     case cost::compute: return "compute";
     case cost::cache_miss: return "cache_miss";
+    case cost::tlb: return "tlb";
     case cost::uncached: return "uncached";
     case cost::mmio: return "mmio";
     case cost::cache_maint: return "cache_maint";
@@ -98,6 +99,21 @@ core_params core_params_from(const config_view& v) {
     p.outer_sync_ns = v.number("outer_cache.sync_ns");
     for (const auto& e : v.at("errata"))
         if (e == "855873") p.erratum_855873 = true;  // the schema admits no other value
+    const config_view t = v.section("tlb");
+    p.tlb.entries = static_cast<uint32_t>(t.integer("entries"));
+    p.tlb.ways = static_cast<uint32_t>(t.integer("ways"));
+    p.tlb.policy = replacement_from_string(t.string("replacement"));
+    p.tlb.walk_cache_entries = static_cast<uint32_t>(t.integer("walk_cache_entries"));
+    p.tlb.walk_cache_ways = static_cast<uint32_t>(t.integer("walk_cache_ways"));
+    p.tlb.page_bytes = static_cast<uint32_t>(t.integer("page_bytes"));
+    p.tlb.descriptor_bytes = static_cast<uint32_t>(t.integer("descriptor_bytes"));
+    p.tlb.levels = static_cast<uint32_t>(t.integer("levels"));
+    try {
+        check_tlb_params(p.tlb);
+    } catch (const std::invalid_argument& e) {  // "key: message"
+        const std::string m = e.what();
+        throw param_error(t.prefix() + "." + m.substr(0, m.find(':')), m.substr(m.find(':') + 2));
+    }
     // Geometry the schema cannot check: a power-of-two number of sets of whole lines.
     for (const auto& [level, c] : {std::pair<const char*, const cache_params&>{"l1d", p.l1d}, {"l2", p.l2}}) {
         const uint64_t way_bytes = uint64_t(c.ways) * p.line_bytes;
@@ -272,6 +288,7 @@ void core::exec(uint64_t instructions) {
 void core::read(addr_t a, void* dst, size_t len) {
     if (len == 0) return;
     const mem::region& r = region_of(a, len);
+    translate(r, a, len);
     switch (r.attr) {
     case mem::mem_attr::normal_cacheable:
         cached_access(a, len, false);
@@ -295,6 +312,7 @@ void core::read(addr_t a, void* dst, size_t len) {
 void core::store(addr_t a, const void* src, size_t len) {
     if (len == 0) return;
     const mem::region& r = region_of(a, len);
+    translate(r, a, len);
     switch (r.attr) {
     case mem::mem_attr::normal_cacheable:
         cached_access(a, len, true);
@@ -327,6 +345,7 @@ void core::copy(addr_t dst, addr_t src, size_t len) {
 void core::touch(addr_t a, size_t len, bool write) {
     if (len == 0) return;
     const mem::region& r = region_of(a, len);
+    translate(r, a, len);
     switch (r.attr) {
     case mem::mem_attr::normal_cacheable: cached_access(a, len, write); break;
     case mem::mem_attr::normal_noncacheable: touch_uncached(r, a, len, write); break;
@@ -363,7 +382,8 @@ struct core::fill_group {
 
 // Inline in read, store and touch (a million calls in E1's 70 ms run): the call and the
 // registers it saved were a fifth of an L1 hit's work. Misses stay out of line (fill_l1).
-__attribute__((always_inline)) inline void core::cached_access(addr_t a, size_t len, bool write) {
+__attribute__((always_inline)) inline void core::cached_access(addr_t a, size_t len, bool write, cost hit,
+                                                                cost miss) {
     ++stats_.accesses;
     fill_group g;
     const uint64_t first = a >> shift_, last = (a + len - 1) >> shift_;
@@ -373,13 +393,13 @@ __attribute__((always_inline)) inline void core::cached_access(addr_t a, size_t 
         if (e) {
             ++stats_.l1_hits;
             l1_.use(e);
-            charge(cost::compute, l1_hit_);
+            charge(hit, l1_hit_);
             if (e->ready_ps) {  // a prefetch is still filling the line: the access ends no earlier
                 g.done = std::max(g.done, sc_time::from_value(e->ready_ps));
                 e->ready_ps = 0;
             }
         } else {
-            e = fill_l1(la, g);
+            e = fill_l1(la, g, miss);
         }
         e->flags |= cache::touched;
         if (write) {
@@ -390,7 +410,7 @@ __attribute__((always_inline)) inline void core::cached_access(addr_t a, size_t 
             stale_hi = la;
         }
     }
-    if (g.done > SC_ZERO_TIME) wait_until(g.done, cost::cache_miss);
+    if (g.done > SC_ZERO_TIME) wait_until(g.done, miss);
     if (stale_lo <= stale_hi && tracking_) {
         const addr_t lo = std::max<addr_t>(a, stale_lo << shift_);
         const addr_t hi = std::min<addr_t>(a + len, (stale_hi + 1) << shift_);
@@ -398,21 +418,46 @@ __attribute__((always_inline)) inline void core::cached_access(addr_t a, size_t 
     }
 }
 
-cache::line* core::fill_l1(uint64_t la, fill_group& g) {
+cache::line* core::fill_l1(uint64_t la, fill_group& g, cost miss) {
     ++stats_.l1_misses;
     const line_source src = fetch_line(la);
     if (src.from_l2) {
-        charge(cost::cache_miss, l2_hit_);
-        wait_until(src.ready, cost::cache_miss);  // later only while a prefetch still fills L2
+        charge(miss, l2_hit_);
+        wait_until(src.ready, miss);  // later only while a prefetch still fills L2
     } else {
         g.done = std::max(g.done, src.ready);
         if (++g.n == p_.miss_overlap) {
-            wait_until(g.done, cost::cache_miss);
+            wait_until(g.done, miss);
             g = fill_group{};
         }
         allocate_l2(la)->flags |= cache::touched;
     }
     return place_in_l1(la, src.inherit);
+}
+
+// The pages of one access, in order. A miss enters the page and walks: each descriptor is a
+// dependent load through L1 and L2 (the core stalls for it), charged as `tlb`.
+__attribute__((noinline)) void core::translate_pages(const mem::region& r, uint64_t first, uint64_t last) {
+    const size_t region = static_cast<size_t>(&r - map_.regions().data());
+    for (uint64_t page = first; page <= last; ++page) {
+        last_page_ = page;
+        tlb::walk w;
+        if (tlb_->lookup(region, page, w)) continue;
+        ++stats_.tlb_misses;
+        stats_.walk_reads += w.n;
+        for (unsigned i = 0; i < w.n; ++i)
+            cached_access(w.reads[i], p_.tlb.descriptor_bytes, false, cost::tlb, cost::tlb);
+    }
+}
+
+uint64_t core::place_page_tables(addr_t base) {
+    if (p_.tlb.entries == 0) return 0;
+    const mem::region* r = map_.decode(base);
+    if (!r || r->base != base)
+        throw std::invalid_argument(std::string(name()) + ": no region starts at the page tables' base");
+    tlb_ = std::make_unique<tlb>(p_.tlb, 0x5851f42d4c957f2dull * p_.seed + id_);
+    tlb_shift_ = tlb_->page_shift();
+    return tlb_->lay_out(map_.regions(), static_cast<size_t>(r - map_.regions().data()), base);
 }
 
 // Where the data of a line missing from L1 comes from and when it is there. An L2 miss reads
@@ -453,6 +498,7 @@ cache::line* core::place_in_l1(uint64_t la, uint8_t inherit) {
 void core::prefetch(addr_t a) {
     const mem::region* r = map_.decode(a);
     if (!r || r->attr != mem::mem_attr::normal_cacheable) return;
+    translate(*r, a, 1);  // a PRFM is translated as a load is (the L1 is physically tagged)
     const uint64_t la = a >> shift_;
     if (l1_.find(la)) return;
     ++stats_.prefetches;
@@ -504,6 +550,7 @@ sc_time core::writeback(uint64_t la, uint8_t flags, uint16_t fn) {
 // DC CVAC / IVAC / CIVAC. arm64: to the point of coherency through L1 and L2. ARMv7 with an
 // outer cache: L1 only (a clean pushes the line into the PL310).
 void core::line_op(addr_t a, bool clean, bool invalidate) {
+    if (const mem::region* r = map_.decode(a)) translate(*r, a, 1);  // DC ops by VA go through the MMU
     const uint64_t la = a >> shift_;
     ++stats_.line_ops;
     cache::line* e1 = l1_.find(la);
@@ -857,6 +904,7 @@ sc_time core::time_in(cost c) const {
 
 void core::reset_stats() {
     stats_ = core_stats{};
+    if (tlb_) tlb_->reset_stats();
     for (auto& t : fn_time_) t.fill(SC_ZERO_TIME);
     std::fill(fn_calls_.begin(), fn_calls_.end(), 0);
     stats_start_ = time_outside();
@@ -894,6 +942,8 @@ void core::report(nlohmann::json& out) const {
         {"discarded_dirty", s.discarded_dirty},
         {"dmbs", s.dmbs},                     {"dsbs", s.dsbs},
         {"outer_syncs", s.outer_syncs},       {"irqs", s.irqs},
+        {"tlb_misses", s.tlb_misses},         {"walk_reads", s.walk_reads},
+        {"walk_cache_misses", tlb_ ? tlb_->walk_cache_misses() : 0},
     };
 }
 

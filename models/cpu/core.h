@@ -8,6 +8,7 @@
 #include "models/activity.h"
 #include "models/cpu/cache.h"
 #include "models/cpu/core_api.h"
+#include "models/cpu/tlb.h"
 #include "models/mem/router.h"
 #include "models/sim_stats.h"
 #include "models/sim_time.h"
@@ -61,6 +62,7 @@ struct core_params {
     // Cortex-A53 erratum 855873 workaround (CPUACTLR_EL1.ENDCCASCI, set by TF-A on i.MX8M):
     // every DC CVAC executes as DC CIVAC, so a cleaned line is also invalidated.
     bool erratum_855873 = false;
+    tlb_params tlb;                     // entries 0: no TLB (nor before place_page_tables())
     uint64_t seed = 1;                  // the experiment's top-level `seed`: random replacement streams
 };
 
@@ -85,6 +87,8 @@ struct core_stats {
     uint64_t discarded_dirty = 0;   // dirty lines dropped by an invalidate
     uint64_t dmbs = 0, dsbs = 0, releases = 0, outer_syncs = 0;
     uint64_t irqs = 0, instructions = 0;
+    uint64_t tlb_misses = 0;        // data-side main TLB misses, each a page-table walk
+    uint64_t walk_reads = 0;        // descriptors those walks read (through L1/L2)
 };
 
 class core final : public sc_core::sc_module, public core_api {
@@ -104,6 +108,13 @@ public:
     // cannot reach its own before it checks again (models/activity.h). Set once every board is
     // built; the core's own wake-ups and interrupt event go into `la.own`.
     void set_lookahead(const lookahead& la);
+
+    // The page tables the TLB's walks read lie in the map's region that starts at `base` (normal
+    // cacheable DDR), laid out for every other region; builds the TLB (none when params().tlb.entries
+    // is 0). Returns the bytes the tables take, which the caller checks against the region's size.
+    // Once, after the map is complete and before the first access.
+    uint64_t place_page_tables(addr_t base);
+    const tlb* translation() const { return tlb_.get(); }
 
     // The firmware run by the core's thread; the thread ends when it returns.
     void set_firmware(std::function<void(core_api&)> fw) { firmware_ = std::move(fw); }
@@ -189,9 +200,20 @@ private:
     [[noreturn]] void bad_access(const mem::region* r, addr_t a) const;  // region_of's faults
     [[noreturn]] void fault(const std::string& what, addr_t a) const;
 
-    // cacheable path
-    void cached_access(addr_t a, size_t len, bool write);
-    cache::line* fill_l1(uint64_t la, fill_group& g);
+    // Data-side translation of [a, a+len) in region `r`, before the access. A repeat of the most
+    // recent page is a hit that changes nothing (the page is already its set's most recent), so
+    // it costs the host one compare.
+    void translate(const mem::region& r, addr_t a, size_t len) {
+        if (!tlb_) return;
+        const uint64_t first = a >> tlb_shift_, last = (a + len - 1) >> tlb_shift_;
+        if (first == last_page_ && last == first) return;
+        translate_pages(r, first, last);
+    }
+    void translate_pages(const mem::region& r, uint64_t first, uint64_t last);
+
+    // cacheable path; a page-table walk's reads charge their hits and misses as `tlb`
+    void cached_access(addr_t a, size_t len, bool write, cost hit = cost::compute, cost miss = cost::cache_miss);
+    cache::line* fill_l1(uint64_t la, fill_group& g, cost miss);
     struct line_source {
         bool from_l2;
         sc_core::sc_time ready;  // when the line's data is in L1
@@ -328,6 +350,9 @@ private:
     std::function<void(core_api&)> firmware_;
 
     cache l1_;
+    std::unique_ptr<tlb> tlb_;
+    unsigned tlb_shift_ = 0;
+    uint64_t last_page_ = ~0ull;  // the page translated last
     std::unique_ptr<cache> own_l2_;
     cache* l2_;
     coherency_checker* checker_ = nullptr;

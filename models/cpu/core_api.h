@@ -13,8 +13,9 @@ namespace fecsim::cpu {
 using addr_t = uint64_t;
 
 // Where a core's time goes (result JSON cpu.coreN.ns_per_packet.*).
-enum class cost : uint8_t { compute, cache_miss, uncached, mmio, cache_maint, barrier, irq, idle };
-constexpr size_t cost_count = 8;
+// tlb: the page-table walks of data-side TLB misses (docs/models/cpu.md, "TLB").
+enum class cost : uint8_t { compute, cache_miss, tlb, uncached, mmio, cache_maint, barrier, irq, idle };
+constexpr size_t cost_count = 9;
 const char* to_string(cost c);
 
 class core_api {

@@ -107,7 +107,7 @@ TEST(config, set_errors_name_the_override) {
     EXPECT_EQ(load_error(data + "/minimal.json", {"mem.ddr.burst_bytes.x=1"}),
               "--set mem.ddr.burst_bytes.x=1: /mem/ddr/burst_bytes: is not an object");
     EXPECT_EQ(load_error(data + "/minimal.json", {"mem.regions.7.latency_ns=1"}),
-              "--set mem.regions.7.latency_ns=1: /mem/regions/7: no such array element (/mem/regions has 3; index 3 appends)");
+              "--set mem.regions.7.latency_ns=1: /mem/regions/7: no such array element (/mem/regions has 4; index 4 appends)");
     EXPECT_EQ(load_error(data + "/minimal.json", {"platform=imx93"}),
               "--set platform=imx93: the platform is chosen by the experiment file");
 }

@@ -73,6 +73,12 @@ TEST(cli, problems_found_while_assembling_or_booting_are_bad_input_too) {
         {"validate", "--set cpu.l1d.size_bytes=3072",
          "--set cpu.l1d.size_bytes=3072: /cpu/l1d/size_bytes: 3072 bytes in 4 ways of 64-byte lines is not a "
          "power-of-two number of sets\n"},
+        {"validate", "--set cpu.tlb.entries=500",
+         "--set cpu.tlb.entries=500: /cpu/tlb/entries: 500 entries in 4 ways is not a power-of-two number of sets\n"},
+        // the TLB's page tables: 8 bytes per 4 KiB page of the other regions, and three upper levels
+        {"validate", "--set mem.regions.3.size_bytes=0x1000",
+         "--set mem.regions.3.size_bytes=0x1000: /mem/regions/3/size_bytes: the page tables of the other regions "
+         "need 2105344 bytes, the region has 4096\n"},
         {"validate", "--set mem.regions.0.size_bytes=0x100",
          "--set mem.regions.0.size_bytes=0x100: /mem/regions/0/size_bytes: the FEC's registers need 2048 bytes, "
          "the region has 256\n"},
@@ -83,8 +89,9 @@ TEST(cli, problems_found_while_assembling_or_booting_are_bad_input_too) {
         {"validate", "--set generator.kind=tcp --set generator.tcp.dst_ipv4=198.18.0",
          "--set generator.tcp.dst_ipv4=198.18.0: /generator/tcp/dst_ipv4: expected a dotted IPv4 address, got "
          "\"198.18.0\"\n"},
-        // found while booting: the region too small for the rings
-        {"run", "--set mem.regions.2.size_bytes=0x1000",
+        // found while booting: the region too small for the rings (the abstract peer: a board peer
+        // takes the DUT's mem section and may run out first)
+        {"run", "--set generator.kind=pktgen --set mem.regions.2.size_bytes=0x1000",
          "--set mem.regions.2.size_bytes=0x1000: /mem/regions/2/size_bytes: dma_alloc_coherent: coherent pool "
          "exhausted (122880 bytes requested, 4096 left) (the region is too small for the driver's rings and buffers)\n"},
         // a 4096-entry RX ring takes longer than 1 ms to fill with pages at open
