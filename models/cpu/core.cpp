@@ -438,11 +438,9 @@ cache::line* core::fill_l1(uint64_t la, fill_group& g, cost miss) {
 // The pages of one access, in order. A miss enters the page and walks: each descriptor is a
 // dependent load through L1 and L2 (the core stalls for it), charged as `tlb`.
 __attribute__((noinline)) void core::translate_pages(const mem::region& r, uint64_t first, uint64_t last) {
-    const size_t region = static_cast<size_t>(&r - map_.regions().data());
     for (uint64_t page = first; page <= last; ++page) {
-        last_page_ = page;
-        tlb::walk w;
-        if (tlb_->lookup(region, page, w)) continue;
+        if (tlb_->hit(page)) continue;
+        const tlb::walk w = tlb_->miss(static_cast<size_t>(&r - map_.regions().data()), page);
         ++stats_.tlb_misses;
         stats_.walk_reads += w.n;
         for (unsigned i = 0; i < w.n; ++i)

@@ -200,14 +200,13 @@ private:
     [[noreturn]] void bad_access(const mem::region* r, addr_t a) const;  // region_of's faults
     [[noreturn]] void fault(const std::string& what, addr_t a) const;
 
-    // Data-side translation of [a, a+len) in region `r`, before the access. A repeat of the most
-    // recent page is a hit that changes nothing (the page is already its set's most recent), so
-    // it costs the host one compare.
+    // Data-side translation of [a, a+len) in region `r`, before the access. A page its set looked
+    // up last is a hit that changes nothing: one compare (tlb::recent).
     void translate(const mem::region& r, addr_t a, size_t len) {
         if (!tlb_) return;
-        const uint64_t first = a >> tlb_shift_, last = (a + len - 1) >> tlb_shift_;
-        if (first == last_page_ && last == first) return;
-        translate_pages(r, first, last);
+        const uint64_t first = a >> tlb_shift_;
+        if (tlb_->recent(first) && (a + len - 1) >> tlb_shift_ == first) return;
+        translate_pages(r, first, (a + len - 1) >> tlb_shift_);
     }
     void translate_pages(const mem::region& r, uint64_t first, uint64_t last);
 
@@ -352,7 +351,6 @@ private:
     cache l1_;
     std::unique_ptr<tlb> tlb_;
     unsigned tlb_shift_ = 0;
-    uint64_t last_page_ = ~0ull;  // the page translated last
     std::unique_ptr<cache> own_l2_;
     cache* l2_;
     coherency_checker* checker_ = nullptr;

@@ -33,7 +33,8 @@ static cache_params array_params(uint32_t entries, uint32_t ways, replacement po
 
 tlb::tlb(const tlb_params& p, uint64_t seed)
     : p_((check_tlb_params(p), p)), page_shift_(static_cast<unsigned>(__builtin_ctz(p.page_bytes))),
-      per_table_(table_bytes / p.descriptor_bytes), main_("tlb", array_params(p.entries, p.ways, p.policy), 1, seed) {
+      per_table_(table_bytes / p.descriptor_bytes), main_("tlb", array_params(p.entries, p.ways, p.policy), 1, seed),
+      set_mask_(main_.sets() - 1), recent_(main_.sets(), ~0ull) {
     if (p.walk_cache_entries)
         walk_cache_ = std::make_unique<cache>(
             "walk_cache", array_params(p.walk_cache_entries, p.walk_cache_ways, replacement::lru), 1, seed);
@@ -63,11 +64,11 @@ uint64_t tlb::lay_out(const std::vector<mem::region>& regions, size_t own, addr_
 // Enters the page (its LRU victim simply drops out: a TLB holds no dirty state) and lists the
 // walk's reads: the leaf descriptor, preceded by the upper levels' when the walk cache does not
 // hold the leaf table's address.
-void tlb::miss(size_t region, uint64_t page, walk& w) {
+tlb::walk tlb::miss(size_t region, uint64_t page) {
     cache::line victim;
     main_.allocate(page, victim);
     const uint64_t leaf = leaf_of_page_[region] + page;
-    w.n = 0;
+    walk w;
     const uint64_t table = leaf / per_table_;
     bool upper_cached = false;
     if (walk_cache_) {
@@ -87,6 +88,7 @@ void tlb::miss(size_t region, uint64_t page, walk& w) {
         }
     }
     w.reads[w.n++] = level_base_[0] + leaf * p_.descriptor_bytes;
+    return w;
 }
 
 }  // namespace fecsim::cpu

@@ -51,26 +51,30 @@ public:
     uint64_t lay_out(const std::vector<mem::region>& regions, size_t own, addr_t base);
 
     unsigned page_shift() const { return page_shift_; }
-    // A lookup of page `page` (physical address >> page_shift()) of regions[region]: true on a
-    // hit; on a miss the page is entered and `w` gets the descriptors its walk reads.
-    bool lookup(size_t region, uint64_t page, walk& w) {
-        if (cache::line* e = main_.find(page)) {
-            main_.use(e);
-            return true;
-        }
-        miss(region, page, w);
-        return false;
+    // True when `page` was the last page looked up in its set: it is the set's most recent entry,
+    // so a lookup would hit and change nothing (the host's shortcut; exact).
+    bool recent(uint64_t page) const { return recent_[page & set_mask_] == page; }
+    // A lookup of page `page` (physical address >> page_shift()): true on a hit, which makes the
+    // page its set's most recent.
+    bool hit(uint64_t page) {
+        recent_[page & set_mask_] = page;
+        cache::line* e = main_.find(page);
+        if (e) main_.use(e);
+        return e;
     }
+    // After a lookup missed: enters page `page` of regions[region] and returns the descriptors
+    // its walk reads.
+    walk miss(size_t region, uint64_t page);
     uint64_t walk_cache_misses() const { return walk_cache_misses_; }
     void reset_stats() { walk_cache_misses_ = 0; }
 
 private:
-    void miss(size_t region, uint64_t page, walk& w);
-
     tlb_params p_;
     unsigned page_shift_;
     uint64_t per_table_;                  // descriptors in one 4 KiB table
     cache main_;
+    uint64_t set_mask_;
+    std::vector<uint64_t> recent_;        // per set: the page looked up last
     std::unique_ptr<cache> walk_cache_;   // nullptr: none
     std::vector<uint64_t> leaf_of_page_;  // per region: leaf descriptor index = this + page number
     std::vector<addr_t> level_base_;      // [0] leaf descriptors, [k] level k above the leaf

@@ -126,20 +126,24 @@ TEST(tlb, the_leaf_descriptors_lie_eight_pages_to_a_line_in_the_page_table_regio
     map[1].base = tables, map[1].size = 4 << 20;
     // 8192 leaf descriptors (16 tables), then one table for each upper level
     EXPECT_EQ(t.lay_out(map, 1, tables), 16 * page + 3 * page);
-    cpu::tlb::walk w;
-    ASSERT_FALSE(t.lookup(0, dram / page + 9, w));
+    ASSERT_FALSE(t.hit(dram / page + 9));
+    cpu::tlb::walk w = t.miss(0, dram / page + 9);
     ASSERT_EQ(w.n, 4u) << "an empty walk cache: every level";
     EXPECT_EQ(w.reads[3], tables + 9 * 8);
     EXPECT_EQ(w.reads[2], tables + 16 * page) << "the leaf tables' descriptor (table 0)";
-    ASSERT_FALSE(t.lookup(0, dram / page + 100, w));
+    ASSERT_FALSE(t.hit(dram / page + 100));
+    w = t.miss(0, dram / page + 100);
     ASSERT_EQ(w.n, 1u) << "leaf table 0's upper levels are in the walk cache";
     EXPECT_EQ(w.reads[0], tables + 100 * 8);
-    ASSERT_FALSE(t.lookup(0, dram / page + 600, w));
+    ASSERT_FALSE(t.hit(dram / page + 600));
+    w = t.miss(0, dram / page + 600);
     ASSERT_EQ(w.n, 4u) << "leaf table 1's are not";
     EXPECT_EQ(w.reads[0], tables + 18 * page) << "the root";
     EXPECT_EQ(w.reads[2], tables + 16 * page + 8);
     EXPECT_EQ(w.reads[3], tables + 600 * 8);
-    EXPECT_TRUE(t.lookup(0, dram / page + 9, w));
+    EXPECT_TRUE(t.hit(dram / page + 9));
+    EXPECT_FALSE(t.recent(dram / page + 9 + 512)) << "same set, another page";
+    EXPECT_TRUE(t.recent(dram / page + 9));
 }
 
 TEST(tlb, with_no_entries_translation_costs_nothing) {
