@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 namespace fecsim {
 namespace {
 
@@ -32,21 +34,29 @@ cpu::tlb_params a53_tlb() {
     return t;
 }
 
-// A core against 32 MiB of cacheable DRAM and, after it in the same DDR, the page tables.
+// A core against `dram_bytes` of cacheable DRAM and, after them in the same DDR, 4 MiB of page
+// tables (at 0x50000000 in the address map).
 struct tlb_bench {
-    mem::ddr ddr{"ddr", test::test_ddr()};
+    static constexpr uint64_t table_base = 0x50000000;
+    mem::ddr ddr;
     mem::router bus{"bus"};
     cpu::core core;
 
-    explicit tlb_bench(const cpu::tlb_params& t, uint64_t seed = 1) : core("core0", 0, params(t, seed), bus) {
+    explicit tlb_bench(const cpu::tlb_params& t, uint64_t seed = 1, cpu::core_params p = test::test_params(),
+                       uint64_t dram_bytes = 32 << 20)
+        : ddr("ddr", ddr_params(dram_bytes)), core("core0", 0, params(p, t, seed), bus) {
         bus.connect("ddr", ddr.socket);
-        bus.add_region({"dram", dram, 32 << 20, mem::mem_attr::normal_cacheable, "ddr", 0, test::fabric_ns});
-        bus.add_region({"page_tables", tables, 4 << 20, mem::mem_attr::normal_cacheable, "ddr", 32 << 20,
+        bus.add_region({"dram", dram, dram_bytes, mem::mem_attr::normal_cacheable, "ddr", 0, test::fabric_ns});
+        bus.add_region({"page_tables", table_base, 4 << 20, mem::mem_attr::normal_cacheable, "ddr", dram_bytes,
                         test::fabric_ns});
-        core.place_page_tables(tables);
+        core.place_page_tables(table_base);
     }
-    static cpu::core_params params(const cpu::tlb_params& t, uint64_t seed) {
-        cpu::core_params p = test::test_params();
+    static mem::ddr_params ddr_params(uint64_t dram_bytes) {
+        mem::ddr_params d = test::test_ddr();
+        d.size_bytes = dram_bytes + (4 << 20);
+        return d;
+    }
+    static cpu::core_params params(cpu::core_params p, const cpu::tlb_params& t, uint64_t seed) {
         p.tlb = t;
         p.seed = seed;
         return p;
@@ -117,6 +127,50 @@ TEST(tlb, a_walk_reads_its_descriptor_line_through_the_caches) {
     EXPECT_EQ(b.core.stats().tlb_misses, 3u);
     EXPECT_EQ(b.core.stats().walk_reads, 4u + 1 + 1);
     EXPECT_EQ(b.core.translation()->walk_cache_misses(), 1u);
+}
+
+// tinymembench's dependent random reads over 64 MiB (docs/models/cpu.md, "A cross-check against
+// the board") on the i.MX8MP's core: nearly every read misses the 512 entries, and the walk
+// cache (64 leaf tables of 2 MiB) serves every walk, so a walk is one descriptor read: more
+// than an L2 hit when the descriptor line is in L2, less than the line from DDR besides.
+TEST(tlb, random_reads_over_64_mib_pay_one_descriptor_read_per_read) {
+    auto per_read = [](bool with_tlb, uint64_t* misses) {
+        fresh_simulation();
+        cpu::core_params p = test::test_params();
+        p.clock_mhz = 1800;
+        p.miss_overlap = 2;
+        p.l2.policy = cpu::replacement::random;
+        tlb_bench b(with_tlb ? a53_tlb() : cpu::tlb_params{}, 1, p, 64 << 20);
+        double ns = 0;
+        constexpr int reads = 200000;
+        b.run([&](core_api& c) {
+            uint64_t x = 1;
+            auto next = [&] {  // xorshift64: a reproducible random address, 4-byte aligned
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                return dram + (x % (64 << 20)) / 4 * 4;
+            };
+            for (int i = 0; i < reads; ++i) c.read32(next());  // warm the caches and the TLB
+            const sc_time t0 = c.now();
+            const uint64_t m0 = b.core.stats().tlb_misses;
+            for (int i = 0; i < reads; ++i) c.read32(next());
+            ns = (c.now() - t0).to_seconds() * 1e9 / reads;
+            *misses = b.core.stats().tlb_misses - m0;
+        });
+        if (with_tlb) {  // a walk the walk cache does not serve also reads the three upper levels
+            EXPECT_EQ(b.core.stats().walk_reads,
+                      b.core.stats().tlb_misses + 3 * b.core.translation()->walk_cache_misses());
+        }
+        return ns;
+    };
+    uint64_t misses = 0, none = 0;
+    const double off = per_read(false, &none), on = per_read(true, &misses);
+    std::printf("random read over 64 MiB: %.1f ns without the TLB, %.1f ns with it (+%.1f), %.1f%% of reads miss\n",
+                off, on, on - off, 100.0 * double(misses) / 200000);
+    EXPECT_EQ(none, 0u);
+    EXPECT_GT(misses, 190000u) << "512 entries of 16384 pages";
+    const double l2_hit = 16 / 1.8, ddr_line = 16 / 1.8 + test::fabric_ns + 90 + 4;
+    EXPECT_GT(on - off, l2_hit);
+    EXPECT_LT(on - off, ddr_line);
 }
 
 TEST(tlb, the_leaf_descriptors_lie_eight_pages_to_a_line_in_the_page_table_region) {
