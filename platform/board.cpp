@@ -1,6 +1,7 @@
 #include "platform/board.h"
 
 #include "firmware/fec/fec.h"
+#include "firmware/kernel/kernel.h"
 #include "traffic/pktgen_commands.h"
 
 namespace fecsim {
@@ -110,6 +111,11 @@ void board::build_address_map(const config& cfg) {
         if (reg.target == "ddr" && (reg.offset >= ddr_size || reg.size > ddr_size - reg.offset))
             throw cfg.error_at(where, "region '" + reg.name + "' extends past the end of DDR (" +
                                           std::to_string(ddr_size) + " bytes)");
+        // Two ranges on the same DDR bytes would be two names for one memory (an offset_bytes left out)
+        for (const mem::region& o : regions_)
+            if (reg.target == "ddr" && o.target == "ddr" && reg.offset < o.offset + o.size && o.offset < reg.offset + reg.size)
+                throw cfg.error_at(where + "/offset_bytes", "region '" + reg.name + "' maps DDR bytes region '" + o.name +
+                                                                "' maps already (give it its own offset_bytes)");
         if (reg.target == "fec0" && reg.size < fec::enet_window_bytes)
             throw cfg.error_at(where + "/size_bytes", "the FEC's registers need " +
                                                           std::to_string(fec::enet_window_bytes) +
@@ -145,14 +151,21 @@ void board::place_page_tables(const config& cfg) {
 
 void board::build_firmware(const config& cfg, const board_software& sw) {
     firmware::system_params p;
-    // The kernel's linear map is the first cacheable DDR range but the page tables;
-    // dma_alloc_coherent uses the first non-cacheable one; the driver's registers are the fec0 window.
+    // The kernel's linear map is every cacheable DDR range but the page tables (the first is the
+    // one to enlarge when memory runs out), a zone each; dma_alloc_coherent uses the first
+    // non-cacheable one; the driver's registers are the fec0 window.
     firmware::fec_instance eth0;
+    const bool armv7 = cfg.view("cpu").boolean("outer_cache.enabled");
     for (size_t i = 0; i < regions_.size(); ++i) {
         const mem::region& r = regions_[i];
         const std::string size_pointer = "/mem/regions/" + std::to_string(i) + "/size_bytes";
-        if (r.target == "ddr" && r.attr == mem::mem_attr::normal_cacheable && !p.mem.dram_size &&
-            r.name != page_tables_region)
+        const bool kernel_memory =
+            r.target == "ddr" && r.attr == mem::mem_attr::normal_cacheable && r.name != page_tables_region;
+        if (kernel_memory && armv7 && r.base + r.size > firmware::kernel::DMA_ZONE_LIMIT)
+            throw cfg.error_at("/mem/regions/" + std::to_string(i),
+                               "region '" + r.name + "' ends above 4 GiB, which an ARMv7 kernel without LPAE cannot map");
+        if (kernel_memory && p.mem.dram_size) p.mem.more_dram.push_back({r.base, r.size});
+        if (kernel_memory && !p.mem.dram_size)
             p.mem.dram_base = r.base, p.mem.dram_size = r.size, dram_region_ = size_pointer;
         if (r.target == "ddr" && r.attr == mem::mem_attr::normal_noncacheable && !p.mem.coherent_size)
             p.mem.coherent_base = r.base, p.mem.coherent_size = r.size, coherent_region_ = size_pointer;
@@ -162,8 +175,8 @@ void board::build_firmware(const config& cfg, const board_software& sw) {
     if (!p.mem.coherent_size)
         throw cfg.error_at("/mem/regions", "no normal_noncacheable DDR range for dma_alloc_coherent");
     if (!eth0.hw.regs) throw cfg.error_at("/mem/regions", "no range maps the FEC registers (target fec0)");
-    p.arch = cfg.view("cpu").boolean("outer_cache.enabled") ? firmware::arch_flavour::armv7_pl310
-                                                            : firmware::arch_flavour::arm64;
+    p.arch = armv7 ? firmware::arch_flavour::armv7_pl310 : firmware::arch_flavour::arm64;
+    p.mem.possible_cpus = unsigned(cfg.view("cpu").integer("cores"));
 
     const config_view f = cfg.view("soc.fec");
     if (!firmware::fec::fec_quirks_for(f.string("compatible").c_str(), &eth0.hw.quirks))

@@ -563,6 +563,18 @@ TAKES = {
         # map or unmap) the branch to the cache maintenance, with it (page_pool's) the return
         "map": (0x9c, 0x148), "map_skip": (0x9c,), "unmap": (0x4c, 0xfc, 0xc0, 0xd4), "unmap_skip": (0x4c,),
         "unmap_arch": (0xc,),  # arch_sync_dma_for_cpu returns at once for DMA_TO_DEVICE
+        # swiotlb (a buffer beyond the device's DMA mask): the slot's offset is within the mapping (the FEC
+        # has no min_align_mask); dma_direct_unmap_page unmaps with DMA_ATTR_SKIP_CPU_SYNC (its sync for
+        # the CPU has copied already); the sync for the CPU of a DMA_FROM_DEVICE mapping copies
+        "bounce": (0x7c,), "tbl_unmap": (0x20,), "release": (0x138, 0x170, 0x158), "swiotlb_sync_cpu": (0xc,),
+        # swiotlb_map: the device has a DMA mask (0xac) and is not coherent (0xbc: the clean of the slot)
+        "swiotlb_map": (0xac, 0xbc),
+        # swiotlb_tbl_map_single: no segment boundary (0x100), a mapping below a page (0x158); the
+        # search's first slot is aligned as the original (0x200, 0x2b0: no min_align_mask), no span
+        # boundary (0x204), and free (0x27c); one slot (0x464); the slot before it is not a segment's
+        # last (0x4cc: the loop over the free slots before the run, which finds its first one in use)
+        "tbl_map": (0x100, 0x158, 0x200, 0x2b0, 0x204, 0x27c, 0x464, 0x4cc),
+        "memcpy_large": (0x10,),  # __memcpy: more than 128 bytes, forward, the 64-byte loop
         # page_pool_put_defragged_page on fec's pool (PP_FLAG_DMA_SYNC_DEV: the sync for the device),
         # with allow_direct (XDP in NAPI: into the alloc cache) or without (an skb's page: the ring)
         "put_direct": (0x44,), "put_ring": (0x44, 0x1ac),
@@ -840,6 +852,9 @@ IRQ = [Part(V, "el1h_64_irq", follow=True), Part(V, "el1h_64_irq_handler"), Part
        Part(V, "__handle_irq_event_percpu"), Part(V, "irq_exit_rcu"), Part(V, "__irq_exit_rcu"),
        Part(V, "exit_to_kernel_mode.isra.0")]
 SYNC_DEV, SYNC_CPU = ("arch_sync_dma_for_device",), ("arch_sync_dma_for_cpu",)
+# swiotlb_release_slots' second loop (the free slots before the released one, back to the segment's
+# start): its body and its test, walked once by the "release" take
+RELEASE_MERGE = ((0x140, 0x158), (0x160, 0x170))
 PP_SYNC, PP_MAP_CALLS = ("dma_sync_single_for_device",), ("dma_map_page_attrs", "dma_sync_single_for_device")
 RELEASE_HEAD = dict(take="release_head", avoid=("nf_conntrack_destroy", "__skb_ext_put"))
 # netif_receive_skb_list_internal: the offsets of one skb's pass of the timestamp loop (skb_list_del_init,
@@ -950,6 +965,29 @@ SPEC = {
     "dma_unmap_single_skip_sync": dict(parts=[Part(V, "dma_unmap_page_attrs", take="unmap_skip", avoid=SYNC_CPU)],
                                        note="page_pool's unmap (DMA_ATTR_SKIP_CPU_SYNC): dma_unmap_page_attrs "
                                             "without a sync"),
+    "swiotlb_map": dict(parts=[Part(V, "swiotlb_map", take="swiotlb_map"),
+                               Part(V, "swiotlb_tbl_map_single", take="tbl_map")],
+                        note="swiotlb_map and swiotlb_tbl_map_single: a free slot of the area found, the slots' "
+                             "records written (the bounce and the clean charge their own keys)"),
+    "swiotlb_unmap": dict(parts=[Part(V, "swiotlb_tbl_unmap_single", take="tbl_unmap"),
+                                 Part(V, "swiotlb_release_slots.isra.0", take="release", not_offsets=RELEASE_MERGE[:1],
+                                      label="without the merge loop's body")],
+                          note="swiotlb_tbl_unmap_single with DMA_ATTR_SKIP_CPU_SYNC (no copy) and "
+                               "swiotlb_release_slots around its loop over the free slots before the released one"),
+    "swiotlb_release_merge": dict(parts=[Part(V, "swiotlb_release_slots.isra.0", take="release", offsets=RELEASE_MERGE,
+                                              label="the merge loop")],
+                                  note="one pass of swiotlb_release_slots' second loop: a free slot before the "
+                                       "released one joins its free run"),
+    "swiotlb_sync_single": dict(mean=True, parts=[Part(V, "swiotlb_sync_single_for_cpu", take="swiotlb_sync_cpu",
+                                                       group="cpu"),
+                                                  Part(V, "swiotlb_sync_single_for_device", group="dev")],
+                                note="mean of swiotlb_sync_single_for_cpu (calls the bounce) and _for_device "
+                                     "(DMA_FROM_DEVICE: returns)"),
+    "swiotlb_bounce": dict(parts=[Part(V, "swiotlb_bounce", take="bounce"),
+                                  Part(V, "__memcpy", loop="call", take="memcpy_large")],
+                           note="swiotlb_bounce and __memcpy around its 64-byte loop"),
+    "swiotlb_bounce_line": dict(parts=[Part(V, "__memcpy", loop="body", take="memcpy_large")],
+                                note="one 64-byte iteration of __memcpy's loop (the core charges the loads and stores)"),
     "dcache_by_line_op": dict(mean=True, parts=[Part(V, "dcache_clean_poc", loop="call"), Part(V, "dcache_inval_poc", loop="call", rotated=True)],
                               note="mean of the clean and invalidate routines (arch/arm64/mm/cache.S) around the line loop"),
     "dcache_by_line_iter": dict(mean=True, parts=[Part(V, "dcache_clean_poc", loop="body"), Part(V, "dcache_inval_poc", loop="body", rotated=True)],
@@ -1231,6 +1269,8 @@ REVIEWED = {"arm64": {"generic_handle_irq", "fec_enet_interrupt", "fec_enet_coll
             "fec_enet_rx_queue", "fec_enet_rx_queue_bd", "fec_enet_rx_error", "fec_enet_update_cbd", "fec_enet_tx",
             "fec_enet_tx_queue", "fec_enet_tx_queue_bd", "fec_enet_rx_skb", "dma_sync_single", "dma_map_single",
             "dma_unmap_single", "dma_unmap_single_from_device", "dma_map_single_skip_sync", "dma_unmap_single_skip_sync", "dcache_by_line_op", "dcache_by_line_iter", "page_pool_alloc_fast",
+            "swiotlb_map", "swiotlb_unmap", "swiotlb_release_merge", "swiotlb_sync_single", "swiotlb_bounce",
+            "swiotlb_bounce_line",
             "page_pool_put_page", "page_pool_put_page_ring", "page_pool_recycle_ring", "page_pool_dma_map",
             "page_pool_refill", "page_pool_refill_page", "page_pool_alloc_slow", "page_pool_alloc_slow_page",
             "xdp_return_frame_rx_napi", "xdp_do_flush",
@@ -1306,6 +1346,9 @@ SPEC_ARMHF = dict(SPEC, **grow_window_keys(GROW_ADJUST["armhf"]), **{
     "copy_to_user_line": dict(parts=[Part(V, "__copy_to_user_std", loop="body")] * 2,
                               note="64 bytes: two iterations of the ARM copy loop (copy_template.S, 32 bytes each)"),
     "context_switch": dict(parts=[Part(V, "__schedule"), Part(V, "finish_task_switch.isra.0"), Part(V, "__switch_to")]),
+    **{k: dict(zero="an ARMv7 kernel without LPAE has no DRAM beyond a 32-bit DMA mask: nothing bounces")
+       for k in ("swiotlb_map", "swiotlb_unmap", "swiotlb_release_merge", "swiotlb_sync_single", "swiotlb_bounce",
+                 "swiotlb_bounce_line")},
     "tcp_event_data_recv": dict(SPEC["tcp_event_data_recv"], parts=[
         Part(V, "tcp_event_data_recv", take="event_data_recv", avoid=("__tcp_ecn_check_ce", "tcp_incr_quickack"))]),
     # tcp4_gro_receive tail-calls tcp_gro_receive (b, not bl)

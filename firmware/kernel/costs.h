@@ -21,6 +21,9 @@ namespace fecsim::firmware {
     X(dma_sync_single) X(dma_map_single) X(dma_map_single_skip_sync) X(dma_unmap_single)             \
     X(dma_unmap_single_from_device) X(dma_unmap_single_skip_sync) X(dcache_by_line_op)              \
     X(outer_cache_range) X(outer_cache_line)                                                          \
+    /* swiotlb bounce buffers (a mapping beyond the device's DMA mask) */                            \
+    X(swiotlb_map) X(swiotlb_unmap) X(swiotlb_release_merge) X(swiotlb_sync_single) X(swiotlb_bounce) \
+    X(swiotlb_bounce_line)                                                                            \
     /* page allocator, slab, page_frag */                                                             \
     X(alloc_pages) X(free_pages) X(prep_compound_page) X(prep_compound_tail) X(kmem_cache_alloc)      \
     X(kmem_cache_free) X(page_frag_alloc) X(page_frag_free)                                           \

@@ -1,10 +1,15 @@
 #include "firmware/kernel/dma.h"
 
+#include "firmware/kernel/swiotlb.h"
+
+#include <stdexcept>
+
 namespace fecsim::firmware {
 
 void dma_device::dma_sync_single_for_device(dma_addr_t addr, size_t size, dma_data_direction dir) {
     cpu::scope s(k_.core, "dma_sync_single_for_device");
     k_.exec(path::dma_sync_single);
+    if (is_swiotlb_buffer(addr)) swiotlb_sync_single_for_device(addr, size, dir);
     if (!coherent_) arch_sync_dma_for_device(addr, size, dir);
 }
 
@@ -12,19 +17,23 @@ void dma_device::dma_sync_single_for_cpu(dma_addr_t addr, size_t size, dma_data_
     cpu::scope s(k_.core, "dma_sync_single_for_cpu");
     k_.exec(path::dma_sync_single);
     if (!coherent_) arch_sync_dma_for_cpu(addr, size, dir);
+    if (is_swiotlb_buffer(addr)) swiotlb_sync_single_for_cpu(addr, size, dir);
 }
 
 // dma-direct calls the architecture's sync only for a non-coherent device without
 // DMA_ATTR_SKIP_CPU_SYNC (page_pool maps and unmaps with it); the other branch is shorter and has
-// its own key.
+// its own key. A buffer beyond the mask is bounced (swiotlb_map), which maintains the slot.
 dma_addr_t dma_device::dma_map_single(addr_t a, size_t size, dma_data_direction dir, unsigned long attrs) {
     cpu::scope s(k_.core, "dma_map_single");
     const bool sync = !coherent_ && !(attrs & DMA_ATTR_SKIP_CPU_SYNC);
     k_.exec(sync ? path::dma_map_single : path::dma_map_single_skip_sync);
+    if (!dma_capable(a, size)) return swiotlb_map(a, size, dir, attrs);
     if (sync) arch_sync_dma_for_device(a, size, dir);
     return a;
 }
 
+// dma_direct_unmap_page: the sync for the CPU (which copies a slot back), then the slot's release
+// with DMA_ATTR_SKIP_CPU_SYNC.
 void dma_device::dma_unmap_single(dma_addr_t addr, size_t size, dma_data_direction dir, unsigned long attrs) {
     cpu::scope s(k_.core, "dma_unmap_single");
     const bool sync = !coherent_ && !(attrs & DMA_ATTR_SKIP_CPU_SYNC);
@@ -33,6 +42,34 @@ void dma_device::dma_unmap_single(dma_addr_t addr, size_t size, dma_data_directi
             : dir == DMA_TO_DEVICE  ? path::dma_unmap_single
                                     : path::dma_unmap_single_from_device);
     if (sync) arch_sync_dma_for_cpu(addr, size, dir);
+    if (!is_swiotlb_buffer(addr)) return;
+    if (!(attrs & DMA_ATTR_SKIP_CPU_SYNC)) swiotlb_sync_single_for_cpu(addr, size, dir);
+    cpu::scope s2(k_.core, "swiotlb_tbl_unmap_single");
+    k_.exec(path::swiotlb_unmap);
+    k_.io_tlb->swiotlb_release_slots(addr);
+}
+
+bool dma_device::is_swiotlb_buffer(dma_addr_t addr) const { return k_.io_tlb && k_.io_tlb->is_swiotlb_buffer(addr); }
+
+// swiotlb_map: a slot with the original copied in, the slot cleaned unless the caller skips the sync.
+dma_addr_t dma_device::swiotlb_map(addr_t paddr, size_t size, dma_data_direction dir, unsigned long attrs) {
+    if (!k_.io_tlb) throw std::logic_error("dma_map_single: a buffer beyond the DMA mask and no swiotlb");
+    cpu::scope s(k_.core, "swiotlb_map");
+    k_.exec(path::swiotlb_map);
+    const dma_addr_t tlb = k_.io_tlb->swiotlb_tbl_map_single(paddr, size);
+    ++bounced_maps_;
+    if (!coherent_ && !(attrs & DMA_ATTR_SKIP_CPU_SYNC)) arch_sync_dma_for_device(tlb, size, dir);
+    return tlb;
+}
+
+void dma_device::swiotlb_sync_single_for_cpu(dma_addr_t tlb, size_t size, dma_data_direction dir) {
+    k_.exec(path::swiotlb_sync_single);
+    if (dir == DMA_FROM_DEVICE || dir == DMA_BIDIRECTIONAL) k_.io_tlb->swiotlb_bounce(tlb, size, DMA_FROM_DEVICE);
+}
+
+void dma_device::swiotlb_sync_single_for_device(dma_addr_t tlb, size_t size, dma_data_direction dir) {
+    k_.exec(path::swiotlb_sync_single);
+    if (dir == DMA_TO_DEVICE || dir == DMA_BIDIRECTIONAL) k_.io_tlb->swiotlb_bounce(tlb, size, DMA_TO_DEVICE);
 }
 
 void dma_device::arch_sync_dma_for_device(addr_t paddr, size_t size, dma_data_direction dir) {

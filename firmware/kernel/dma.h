@@ -8,6 +8,10 @@
 //   v7_dma_map_area (inv for FROM_DEVICE, else clean) then outer inv/clean by PA;
 //   dev_to_cpu = outer inv then inner v7_dma_unmap_area (inv unless TO_DEVICE).
 // - dma_coherent devices: no maintenance at all.
+// A mapping beyond the device's DMA mask goes through swiotlb (kernel/dma/direct.h, 6.1): the map
+// copies the original into a slot below 4 GiB and maintains the slot; the sync for the CPU and the
+// unmap (DMA_FROM_DEVICE, DMA_BIDIRECTIONAL) invalidate the slot, then copy it back; the sync for
+// the device copies only for TO_DEVICE and BIDIRECTIONAL. The device only ever sees the slot.
 #pragma once
 
 #include "firmware/kernel/kernel.h"
@@ -19,13 +23,16 @@ constexpr unsigned long DMA_ATTR_SKIP_CPU_SYNC = 1ul << 5;
 
 class dma_device {
 public:
+    // DMA_BIT_MASK(32): fec_enet_init's dma_set_mask_and_coherent (the buffer descriptors hold
+    // 32-bit addresses); the device trees give the FEC's bus no narrower dma-ranges.
+    static constexpr dma_addr_t DMA_MASK = 0xffffffffull;
+
     dma_device(kernel& k, bool dma_coherent) : k_(k), coherent_(dma_coherent) {}
 
     bool dev_is_dma_coherent() const { return coherent_; }
     bool dma_dev_need_sync() const { return !coherent_; }
 
-    // dma_direct_sync_single_for_device / _for_cpu (no swiotlb: the FEC's 32-bit mask covers
-    // the modelled DRAM).
+    // dma_direct_sync_single_for_device / _for_cpu
     void dma_sync_single_for_device(dma_addr_t addr, size_t size, dma_data_direction dir);
     void dma_sync_single_for_cpu(dma_addr_t addr, size_t size, dma_data_direction dir);
     // dma_map_single_attrs / dma_unmap_single_attrs (also dma_map_page_attrs: same code path).
@@ -36,7 +43,18 @@ public:
     void arch_sync_dma_for_device(addr_t paddr, size_t size, dma_data_direction dir);
     void arch_sync_dma_for_cpu(addr_t paddr, size_t size, dma_data_direction dir);
 
+    // Mappings bounced through swiotlb since the last reset.
+    uint64_t bounced_maps() const { return bounced_maps_; }
+
 private:
+    // dma_capable: the whole buffer within the mask (the linear map is identity).
+    bool dma_capable(addr_t a, size_t size) const { return a + (size ? size : 1) - 1 <= DMA_MASK; }
+    bool is_swiotlb_buffer(dma_addr_t addr) const;
+    dma_addr_t swiotlb_map(addr_t paddr, size_t size, dma_data_direction dir, unsigned long attrs);
+    // swiotlb_sync_single_for_cpu / _for_device on a slot
+    void swiotlb_sync_single_for_cpu(dma_addr_t tlb, size_t size, dma_data_direction dir);
+    void swiotlb_sync_single_for_device(dma_addr_t tlb, size_t size, dma_data_direction dir);
+
     // The clean-to-PoC loop both architectures share, attributed to `function`.
     void clean_by_line(const char* function, addr_t start, addr_t end);
     // arm64 cache.S
@@ -50,6 +68,7 @@ private:
 
     kernel& k_;
     bool coherent_;
+    uint64_t bounced_maps_ = 0;
 };
 
 }  // namespace fecsim::firmware

@@ -1,23 +1,66 @@
 #include "firmware/kernel/kernel.h"
 
+#include "firmware/kernel/swiotlb.h"
+
+#include <algorithm>
 #include <stdexcept>
 
 namespace fecsim::firmware {
 
 // ---------------------------------------------------------------------------------------------
-page_allocator::page_allocator(kernel& k, addr_t base, uint64_t size) : k_(k) {
-    base_ = (base + PAGE_SIZE - 1) & ~addr_t(PAGE_SIZE - 1);
-    const uint64_t usable = size > (base_ - base) ? size - (base_ - base) : 0;
-    const uint64_t n = usable / PAGE_SIZE;
-    // The vmemmap takes the first pages of the range: 64 B of struct page per page.
-    const uint64_t map_pages = (n * STRUCT_PAGE_BYTES + PAGE_SIZE - 1) / PAGE_SIZE;
-    if (n <= map_pages + 1) throw std::invalid_argument("page allocator: DRAM range too small");
-    vmemmap_ = base_;
-    pages_.resize(n - map_pages);
-    // struct page i describes the page at base_ + (map_pages + i) * PAGE_SIZE; its simulated
-    // struct lives at vmemmap_ + i * 64.
-    for (uint64_t i = 0; i < pages_.size(); ++i) pages_[i].addr = base_ + (map_pages + i) * PAGE_SIZE;
-    end_pfn_ = pages_.size();
+page_allocator::page_allocator(kernel& k, const std::vector<range>& dram) : k_(k) {
+    for (const range& r : dram) {
+        zone z;
+        const addr_t base = (r.base + PAGE_SIZE - 1) & ~addr_t(PAGE_SIZE - 1);
+        const uint64_t usable = r.size > (base - r.base) ? r.size - (base - r.base) : 0;
+        const uint64_t n = usable / PAGE_SIZE;
+        // The vmemmap takes the first pages of the range: 64 B of struct page per page.
+        const uint64_t map_pages = (n * STRUCT_PAGE_BYTES + PAGE_SIZE - 1) / PAGE_SIZE;
+        if (n <= map_pages + 1) throw std::invalid_argument("page allocator: DRAM range too small");
+        z.vmemmap = base;
+        z.end = base + n * PAGE_SIZE;
+        z.pages.resize(n - map_pages);
+        // struct page i describes the page at base + (map_pages + i) * PAGE_SIZE; its simulated
+        // struct lives at vmemmap + i * 64.
+        for (uint64_t i = 0; i < z.pages.size(); ++i) z.pages[i].addr = base + (map_pages + i) * PAGE_SIZE;
+        z.end_pfn = z.pages.size();
+        zones_.push_back(std::move(z));
+    }
+    std::sort(zones_.begin(), zones_.end(), [](const zone& a, const zone& b) { return a.vmemmap > b.vmemmap; });
+    for (size_t i = 1; i < zones_.size(); ++i)
+        if (zones_[i].end > zones_[i - 1].vmemmap) throw std::invalid_argument("page allocator: DRAM ranges overlap");
+}
+
+page_allocator::zone& page_allocator::zone_of(const page* p) {
+    return const_cast<zone&>(static_cast<const page_allocator&>(*this).zone_of(p));
+}
+
+const page_allocator::zone& page_allocator::zone_of(const page* p) const {
+    for (const zone& z : zones_)
+        if (!z.pages.empty() && p >= z.pages.data() && p < z.pages.data() + z.pages.size()) return z;
+    throw std::logic_error("page allocator: not a page of any zone");
+}
+
+addr_t page_allocator::page_struct(const page* p) const {
+    const zone& z = zone_of(p);
+    return z.vmemmap + (p - z.pages.data()) * STRUCT_PAGE_BYTES;
+}
+
+// A block from one zone's free list, else a never-used block, naturally aligned (the pages
+// skipped to align it go to order 0); nullptr when the zone has neither.
+page* page_allocator::alloc_from(zone& z, unsigned order) {
+    if (!z.free[order].empty()) {
+        page* p = z.free[order].back();
+        z.free[order].pop_back();
+        return p;
+    }
+    const uint64_t n = uint64_t(1) << order;
+    uint64_t pfn = z.next_pfn;
+    while (pfn < z.end_pfn && (z.pages[pfn].addr >> PAGE_SHIFT) % n) ++pfn;
+    if (pfn + n > z.end_pfn) return nullptr;
+    for (; z.next_pfn < pfn; ++z.next_pfn) z.free[0].push_back(&z.pages[z.next_pfn]);
+    z.next_pfn = pfn + n;
+    return &z.pages[pfn];
 }
 
 page* page_allocator::alloc_pages(unsigned order) {
@@ -25,19 +68,9 @@ page* page_allocator::alloc_pages(unsigned order) {
     k_.exec(path::alloc_pages);
     if (order > PAGE_ALLOC_COSTLY_ORDER) throw std::logic_error("alloc_pages: order above the per-CPU lists");
     page* p = nullptr;
-    if (!free_[order].empty()) {
-        p = free_[order].back();
-        free_[order].pop_back();
-    } else {
-        // A never-used block, naturally aligned; the pages skipped to align it go to order 0.
-        const uint64_t n = uint64_t(1) << order;
-        uint64_t pfn = next_pfn_;
-        while (pfn < end_pfn_ && (pages_[pfn].addr >> PAGE_SHIFT) % n) ++pfn;
-        if (pfn + n > end_pfn_) return nullptr;
-        for (; next_pfn_ < pfn; ++next_pfn_) free_[0].push_back(&pages_[next_pfn_]);
-        p = &pages_[pfn];
-        next_pfn_ = pfn + n;
-    }
+    for (zone& z : zones_)
+        if ((p = alloc_from(z, order))) break;
+    if (!p) return nullptr;
     p->refcount = 1;
     p->pp = nullptr;
     p->dma_addr = 0;
@@ -46,6 +79,16 @@ page* page_allocator::alloc_pages(unsigned order) {
     k_.core.touch(page_struct(p), STRUCT_PAGE_BYTES, true);
     if (order) prep_compound_page(p);
     return p;
+}
+
+addr_t page_allocator::memblock_alloc_below(uint64_t size, addr_t limit) {
+    const uint64_t n = (size + PAGE_SIZE - 1) / PAGE_SIZE;
+    for (zone& z : zones_) {
+        if (z.end > limit || z.end_pfn - z.next_pfn < n) continue;
+        z.end_pfn -= n;
+        return z.pages[z.end_pfn].addr;
+    }
+    return 0;
 }
 
 // Every tail page points to the head (compound_head) and the first tail holds the order.
@@ -87,19 +130,31 @@ void page_allocator::free_the_page(page* p) {
         k_.core.touch(page_struct(p + i), 16, true);
     }
     p->pp = nullptr;
-    free_[p->order].push_back(p);
+    zone_of(p).free[p->order].push_back(p);
 }
 
 uint64_t page_allocator::free_pages() const {
-    uint64_t n = end_pfn_ - next_pfn_;
-    for (unsigned o = 0; o <= PAGE_ALLOC_COSTLY_ORDER; ++o) n += free_[o].size() << o;
+    uint64_t n = 0;
+    for (const zone& z : zones_) {
+        n += z.end_pfn - z.next_pfn;
+        for (unsigned o = 0; o <= PAGE_ALLOC_COSTLY_ORDER; ++o) n += z.free[o].size() << o;
+    }
+    return n;
+}
+
+uint64_t page_allocator::total_pages() const {
+    uint64_t n = 0;
+    for (const zone& z : zones_) n += z.pages.size();
     return n;
 }
 
 page* page_allocator::virt_to_page(addr_t a) {
-    if (pages_.empty() || a < pages_.front().addr) return nullptr;
-    const uint64_t i = (a - pages_.front().addr) >> PAGE_SHIFT;
-    return i < pages_.size() ? &pages_[i] : nullptr;
+    for (zone& z : zones_) {
+        if (z.pages.empty() || a < z.pages.front().addr) continue;
+        const uint64_t i = (a - z.pages.front().addr) >> PAGE_SHIFT;
+        return i < z.pages.size() ? &z.pages[i] : nullptr;
+    }
+    return nullptr;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -192,12 +247,38 @@ addr_t coherent_pool::dma_alloc_coherent(uint64_t size, dma_addr_t* handle, uint
 }
 
 // ---------------------------------------------------------------------------------------------
+namespace {
+
+std::vector<page_allocator::range> dram_ranges(const kernel_memory& mem) {
+    std::vector<page_allocator::range> r{{mem.dram_base, mem.dram_size}};
+    r.insert(r.end(), mem.more_dram.begin(), mem.more_dram.end());
+    return r;
+}
+
+}  // namespace
+
 kernel::kernel(cpu::core_api& c, const cost_table& t, arch_flavour a, const kernel_memory& mem)
-    : core(c), costs(t), arch(a), pages(*this, mem.dram_base, mem.dram_size),
+    : core(c), costs(t), arch(a), pages(*this, dram_ranges(mem)),
       coherent(*this, mem.coherent_base, mem.coherent_size), frags(*this),
       skbuff_head_cache(*this, "skbuff_head_cache", 256) {
     for (uint32_t sz = 64; sz <= PAGE_SIZE; sz *= 2) kmalloc_caches_.emplace_back(*this, "kmalloc", sz);
+    if (pages.max_address() <= DMA_ZONE_LIMIT) return;
+    if (arch != arch_flavour::arm64) throw std::invalid_argument("an ARMv7 kernel without LPAE has no DRAM above 4 GiB");
+    // swiotlb_init: the pool by memblock_alloc_low (top-down below the DMA zone's limit), its
+    // records by memblock_alloc (top-down anywhere)
+    unsigned nareas = 1;
+    while (nareas < mem.possible_cpus) nareas *= 2;
+    const uint64_t nslabs = mem.swiotlb_bytes >> swiotlb::IO_TLB_SHIFT;
+    if (nslabs < nareas || nslabs % nareas) throw std::invalid_argument("swiotlb: the pool does not split into its areas");
+    const addr_t pool = pages.memblock_alloc_below(mem.swiotlb_bytes, DMA_ZONE_LIMIT);
+    const addr_t records = pages.memblock_alloc_below(swiotlb::records_bytes(nslabs, nareas), ~addr_t(0));
+    if (!pool || !records)
+        throw memory_exhausted(memory_exhausted::pool::dram, "no room below 4 GiB for the " +
+                                                                 std::to_string(mem.swiotlb_bytes >> 20) + " MiB swiotlb pool");
+    io_tlb = std::make_unique<swiotlb>(*this, pool, nslabs, records, nareas);
 }
+
+kernel::~kernel() = default;
 
 uint32_t kernel::readl(addr_t a) {
     const uint32_t v = core.read32(a);

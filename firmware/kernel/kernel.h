@@ -9,6 +9,7 @@
 #include "models/cpu/core_api.h"
 
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -28,6 +29,7 @@ constexpr uint32_t STRUCT_PAGE_BYTES = 64;  // sizeof(struct page) on arm64
 enum class arch_flavour { arm64, armv7_pl310 };
 
 class page_pool;
+class swiotlb;
 
 // struct page: the fields the driver path reads or writes (host mirror of the vmemmap entry).
 struct page {
@@ -52,17 +54,27 @@ struct memory_exhausted : std::runtime_error {
     pool where;
 };
 
-// Page allocator over one cacheable DRAM range, orders 0..PAGE_ALLOC_COSTLY_ORDER (models the
-// buddy allocator's per-CPU free lists, one per order: LIFO, hot pages first; blocks are not
-// split or merged). The range starts with the simulated vmemmap.
+// Page allocator over the cacheable DRAM ranges, one zone per range, orders 0..PAGE_ALLOC_COSTLY_ORDER
+// (models the buddy allocator's per-CPU free lists, one per order and zone: LIFO, hot pages first;
+// blocks are not split or merged). Each zone starts with its part of the simulated vmemmap. As
+// Linux's zonelist, an allocation takes the highest zone that has a block and falls back to the
+// lower ones (on arm64: ZONE_NORMAL above 4 GiB before ZONE_DMA below it).
 class page_allocator {
 public:
-    page_allocator(kernel& k, addr_t base, uint64_t size);
+    struct range {
+        addr_t base = 0;
+        uint64_t size = 0;
+    };
+    page_allocator(kernel& k, const std::vector<range>& dram);
     // alloc_pages(GFP_ATOMIC, order); order > 0 is a compound page (__GFP_COMP: the tails point
     // to the head, prep_compound_page). nullptr when no block of that order is left.
     page* alloc_pages(unsigned order = 0);
     // A page the kernel cannot boot without (`what` names it); throws memory_exhausted.
     page* alloc_boot_page(const char* what);
+    // memblock_alloc_low's top-down placement at boot, before the page allocator hands out
+    // anything: `size` bytes (page-aligned) from the top of the highest zone that ends at or below
+    // `limit` (0 when none has room); the pages never reach the free lists.
+    addr_t memblock_alloc_below(uint64_t size, addr_t limit);
     // __free_pages(page, 0) / put_page: drops one reference, frees the page when it was the last.
     void __free_pages(page* p);
     // free_the_page(page, compound_order(page)): the reference count already reached 0.
@@ -73,18 +85,25 @@ public:
         return p && p->head ? p->head : p;
     }
     // Address of the simulated struct page of `p` (for touches).
-    addr_t page_struct(const page* p) const { return vmemmap_ + (p - pages_.data()) * STRUCT_PAGE_BYTES; }
+    addr_t page_struct(const page* p) const;
     uint64_t free_pages() const;
-    uint64_t total_pages() const { return pages_.size(); }
+    uint64_t total_pages() const;
+    // The end of the highest zone: above a device's DMA mask, the DMA API bounces (swiotlb).
+    addr_t max_address() const { return zones_.front().end; }
 
 private:
+    struct zone {
+        addr_t vmemmap = 0, end = 0;
+        std::vector<page> pages;
+        std::vector<page*> free[PAGE_ALLOC_COSTLY_ORDER + 1];
+        uint64_t next_pfn = 0, end_pfn = 0;  // never-used pages are handed out in order
+    };
     kernel& k_;
-    addr_t base_;
-    addr_t vmemmap_;
-    std::vector<page> pages_;
-    std::vector<page*> free_[PAGE_ALLOC_COSTLY_ORDER + 1];
-    uint64_t next_pfn_ = 0, end_pfn_ = 0;  // never-used pages are handed out in order
+    std::vector<zone> zones_;  // highest first
 
+    zone& zone_of(const page* p);
+    const zone& zone_of(const page* p) const;
+    static page* alloc_from(zone& z, unsigned order);
     void prep_compound_page(page* head);
 };
 
@@ -150,11 +169,15 @@ struct kernel_memory {
     uint64_t dram_size = 0;
     addr_t coherent_base = 0;  // non-cacheable pool for dma_alloc_coherent
     uint64_t coherent_size = 0;
+    std::vector<page_allocator::range> more_dram;  // further cacheable DRAM ranges, a zone each
+    unsigned possible_cpus = 1;                     // swiotlb's areas (rounded up to a power of 2)
+    uint64_t swiotlb_bytes = 64ull << 20;           // IO_TLB_DEFAULT_SIZE (the swiotlb= boot parameter)
 };
 
 class kernel {
 public:
     kernel(cpu::core_api& core, const cost_table& costs, arch_flavour arch, const kernel_memory& mem);
+    ~kernel();
 
     cpu::core_api& core;
     const cost_table& costs;
@@ -187,6 +210,10 @@ public:
     addr_t kmalloc_atomic(uint32_t size);
     void kfree(addr_t a, uint32_t size);
     kmem_cache skbuff_head_cache;  // struct sk_buff (256 B slab object on arm64)
+    // io_tlb_default_mem: arm64's mem_init sets it up when DRAM extends beyond the DMA zone (4 GiB
+    // here: no dma-ranges narrow it); nullptr otherwise.
+    std::unique_ptr<swiotlb> io_tlb;
+    static constexpr addr_t DMA_ZONE_LIMIT = addr_t(1) << 32;
 
 private:
     std::vector<kmem_cache> kmalloc_caches_;

@@ -23,6 +23,10 @@ using namespace fecsim::firmware::fec;
 
 constexpr addr_t DRAM = 0x40000000, DRAM_SIZE = 16u << 20;
 constexpr addr_t POOL = 0x7c000000, POOL_SIZE = 1u << 20;
+// DRAM above 4 GiB (a second zone, beyond the FEC's 32-bit DMA mask) and a small swiotlb pool
+// (swiotlb=2048: 4 MiB) that fits the low window
+constexpr addr_t HIGH_DRAM = 0x880000000, HIGH_DRAM_SIZE = 16u << 20;
+constexpr uint64_t SMALL_SWIOTLB = 4u << 20;
 constexpr addr_t REGS = 0x30be0000, REGS_SIZE = 0x10000;
 constexpr int IRQ = 120;
 constexpr int TIMER_IRQ = 121;
@@ -63,9 +67,17 @@ inline std::string costs_with_dearer(const std::string& key) {
     return file;
 }
 
+// The bench's DRAM window and coherent pool, with `dram_size` bytes of DRAM.
+inline kernel_memory test_memory(uint64_t dram_size = DRAM_SIZE) {
+    kernel_memory m;
+    m.dram_base = DRAM, m.dram_size = dram_size;
+    m.coherent_base = POOL, m.coherent_size = POOL_SIZE;
+    return m;
+}
+
 inline system_params default_params() {
     system_params p;
-    p.mem = {DRAM, DRAM_SIZE, POOL, POOL_SIZE};
+    p.mem = test_memory();
     fec_instance f;
     f.hw.regs = REGS;
     fec_quirks_for("fsl,imx8mq-fec", &f.hw.quirks);
@@ -112,6 +124,7 @@ struct rig {
             if (user_hook) user_hook(a, v);
         };
         if (customize) customize(p);
+        for (const auto& r : p.mem.more_dram) core.add_region(r.base, r.size, fake_core::attr::cacheable);
         sys = std::make_unique<linux_system>(core, p, &timer);
     }
 

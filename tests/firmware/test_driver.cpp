@@ -3,6 +3,8 @@
 // NAPI budget, doorbell strategies, redirect, the stack path, the legacy path, fault knobs.
 #include "tests/firmware/rig.h"
 
+#include "firmware/kernel/swiotlb.h"
+
 #include <nlohmann/json.hpp>
 
 #include <fstream>
@@ -465,6 +467,64 @@ TEST(fec_driver, legacy_copybreak_below_256_map_unmap_above) {
         EXPECT_EQ(r.fec().stats.rx_packets, 2u);
         EXPECT_EQ(r.sys->stack().stats.received, 2u);
     });
+}
+
+// DRAM above 4 GiB (served first, beyond the FEC's 32-bit mask): every RX buffer the FEC sees is
+// a swiotlb slot, and the stack reads the frame's bytes (it parses them: UDP to the socket). Per
+// frame in steady state, legacy bounces twice (the unmap's copy back, the new buffer's map) and
+// page_pool once (its sync for the CPU: the recycled page keeps its slot). The core's instructions
+// per frame, with and without the high zone, differ by exactly what the bounces charge.
+TEST(fec_driver, rx_buffers_above_4g_are_bounced) {
+    struct run {
+        uint64_t instructions = 0, bounces = 0, maps = 0;
+    };
+    auto receive = [](rx_buffer_mode mode, bool high) {
+        run out;
+        on_core_thread([&] {
+            rig r([&](system_params& p) {
+                p.xdp_prog = "none";
+                p.driver.rx_buffers = mode;
+                p.stack.sink = stack_sink::udp_socket;
+                if (high) p.mem.more_dram = {{HIGH_DRAM, HIGH_DRAM_SIZE}}, p.mem.swiotlb_bytes = SMALL_SWIOTLB;
+            });
+            r.boot();
+            const auto* tlb = r.sys->kern().io_tlb.get();
+            EXPECT_EQ(tlb != nullptr, high);
+            for (uint32_t i = 0; i < r.fec().rx_ring_size(); ++i) {
+                const uint32_t buf = r.core.h32(r.rx_bd(i) + BD_BUFADDR);
+                EXPECT_EQ(tlb && tlb->is_swiotlb_buffer(buf), high) << i;
+            }
+            for (int i = 0; i < 4; ++i) ASSERT_TRUE(r.deliver(make_frame(1000)));  // warm
+            r.irq();
+            r.core.c = {};
+            r.core.entered.clear();
+            for (int i = 0; i < 8; ++i) ASSERT_TRUE(r.deliver(make_frame(1000)));
+            r.irq();
+            EXPECT_EQ(r.sys->stack().stats.user_reads, 12u);
+            EXPECT_EQ(r.sys->stack().stats.non_ip, 0u);
+            out.instructions = r.core.c.instructions;
+            out.bounces = r.core.entered["swiotlb_bounce"];
+            out.maps = r.core.entered["swiotlb_map"];
+        });
+        return out;
+    };
+    const run legacy = receive(rx_buffer_mode::legacy, false), legacy_high = receive(rx_buffer_mode::legacy, true);
+    const run pool = receive(rx_buffer_mode::page_pool, false), pool_high = receive(rx_buffer_mode::page_pool, true);
+    EXPECT_EQ(legacy.bounces + pool.bounces, 0u);
+    EXPECT_EQ(legacy_high.bounces, 2u * 8);
+    EXPECT_EQ(legacy_high.maps, 8u);
+    EXPECT_EQ(pool_high.bounces, 8u);
+    EXPECT_EQ(pool_high.maps, 0u);
+    const cost_table t = cost_table::load(costs_path());
+    // 1985-byte buffers: __memcpy's loop runs 29 times; 1000 + 2 pad + 4 FCS bytes synced: 14.
+    // The ring's buffers took slots 0..511 at open and are released in order, slots 4..11 in the
+    // measured poll, each merging the free slots before it: 4 + 5 + ... + 11 = 60 passes.
+    const uint64_t legacy_bounce = t[path::swiotlb_bounce] + 29 * t[path::swiotlb_bounce_line];
+    EXPECT_EQ(legacy_high.instructions - legacy.instructions,
+              8 * (t[path::swiotlb_map] + t[path::swiotlb_unmap] + t[path::swiotlb_sync_single] + 2 * legacy_bounce) +
+                  60 * t[path::swiotlb_release_merge]);
+    EXPECT_EQ(pool_high.instructions - pool.instructions,
+              8 * (2 * t[path::swiotlb_sync_single] + t[path::swiotlb_bounce] + 14 * t[path::swiotlb_bounce_line]));
 }
 
 TEST(fec_driver, fault_knobs_change_the_maintenance) {

@@ -2,6 +2,8 @@
 // every row of fec-driver.md §11, the ARMv7 + PL310 variant, coherent devices, page_pool.
 #include "tests/firmware/rig.h"
 
+#include "firmware/kernel/swiotlb.h"
+
 #include <cstdio>
 #include <fstream>
 
@@ -18,7 +20,36 @@ struct kernel_bench {
         : core(line, outer), costs(cost_table::load(table)) {
         core.add_region(DRAM, DRAM_SIZE, fake_core::attr::cacheable);
         core.add_region(POOL, POOL_SIZE, fake_core::attr::noncacheable);
-        k = std::make_unique<kernel>(core, costs, a, kernel_memory{DRAM, DRAM_SIZE, POOL, POOL_SIZE});
+        k = std::make_unique<kernel>(core, costs, a, test_memory());
+    }
+};
+
+// The bench with a second zone above 4 GiB (beyond the FEC's 32-bit mask) and a 4 MiB swiotlb pool.
+struct high_dram_bench {
+    fake_core core;
+    cost_table costs;
+    std::unique_ptr<kernel> k;
+    explicit high_dram_bench(const std::string& table = costs_path()) : costs(cost_table::load(table)) {
+        core.add_region(DRAM, DRAM_SIZE, fake_core::attr::cacheable);
+        core.add_region(POOL, POOL_SIZE, fake_core::attr::noncacheable);
+        core.add_region(HIGH_DRAM, HIGH_DRAM_SIZE, fake_core::attr::cacheable);
+        kernel_memory mem = test_memory();
+        mem.more_dram = {{HIGH_DRAM, HIGH_DRAM_SIZE}};
+        mem.possible_cpus = 4;
+        mem.swiotlb_bytes = SMALL_SWIOTLB;
+        k = std::make_unique<kernel>(core, costs, arch_flavour::arm64, mem);
+    }
+    // A page of the high zone filled with a pattern (host-side: the bytes a buffer held before).
+    addr_t filled_page(uint8_t seed) {
+        page* p = k->pages.alloc_pages();
+        EXPECT_GE(p->addr, HIGH_DRAM);
+        for (uint32_t i = 0; i < PAGE_SIZE; ++i) core.host(p->addr, PAGE_SIZE)[i] = uint8_t(seed + i);
+        return p->addr;
+    }
+    bool lines_touched(const std::map<addr_t, uint64_t>& ops, addr_t start, size_t len) const {
+        for (const auto& [a, n] : ops)
+            if (a + 64 > start && a < start + len) return true;
+        return false;
     }
 };
 
@@ -414,7 +445,7 @@ TEST(kernel_memory, page_allocator_slab_and_frags_reuse_memory) {
         b.k->frags.page_frag_free(f2);
         EXPECT_LE(free0 - b.k->pages.free_pages(), 10u);  // the cache keeps its page
         kernel_bench tiny;
-        EXPECT_THROW(kernel(tiny.core, tiny.costs, arch_flavour::arm64, kernel_memory{DRAM, 8192, POOL, POOL_SIZE}),
+        EXPECT_THROW(kernel(tiny.core, tiny.costs, arch_flavour::arm64, test_memory(8192)),
                      std::invalid_argument);
     });
 }
@@ -498,4 +529,141 @@ TEST(skbuff, netdev_alloc_skb_frag_head_or_kmalloc_head) {
         skbs.kfree_skb(small);
         EXPECT_EQ(skbs.live(), 0u);
     });
+}
+
+// Linux's zonelist: ZONE_NORMAL (above 4 GiB) first, ZONE_DMA when it has nothing left; the
+// swiotlb pool sits at the top of the low zone, set up only because DRAM extends beyond 4 GiB.
+TEST(swiotlb, pages_come_from_the_high_zone_first_then_the_low_one) {
+    on_core_thread([] {
+        high_dram_bench b;
+        ASSERT_NE(b.k->io_tlb, nullptr);
+        page* first = b.k->pages.alloc_pages();
+        EXPECT_GE(first->addr, HIGH_DRAM);
+        EXPECT_EQ(b.k->pages.virt_to_page(first->addr + 100), first);
+        page* p = first;
+        while (p && p->addr >= HIGH_DRAM) p = b.k->pages.alloc_pages();
+        ASSERT_NE(p, nullptr);
+        EXPECT_GE(p->addr, DRAM);
+        EXPECT_LT(p->addr + PAGE_SIZE, DRAM + DRAM_SIZE - SMALL_SWIOTLB + 1);  // below the pool
+        EXPECT_EQ(b.k->pages.virt_to_page(p->addr + 100), p);
+        EXPECT_FALSE(b.k->io_tlb->is_swiotlb_buffer(p->addr));
+        EXPECT_TRUE(b.k->io_tlb->is_swiotlb_buffer(DRAM + DRAM_SIZE - 1));
+        b.k->pages.__free_pages(first);
+        EXPECT_EQ(b.k->pages.alloc_pages(), first);  // freed high pages are served first again
+        kernel_bench low;
+        EXPECT_EQ(low.k->io_tlb, nullptr);  // all DRAM below 4 GiB: no swiotlb
+        fake_core c2;
+        kernel_memory mem = test_memory();
+        mem.more_dram = {{HIGH_DRAM, HIGH_DRAM_SIZE}};
+        EXPECT_THROW(kernel(c2, b.costs, arch_flavour::armv7_pl310, mem), std::invalid_argument);
+    });
+}
+
+// dma_map_single of a buffer beyond the mask: a slot below 4 GiB with the original's bytes (for
+// DMA_FROM_DEVICE too), the slot cleaned, not the original; unmap invalidates the slot and copies
+// the device's bytes back. A buffer within the mask maps to itself with no copy.
+TEST(swiotlb, a_buffer_beyond_the_mask_is_bounced_one_within_is_not) {
+    on_core_thread([] {
+        high_dram_bench b;
+        dma_device dev(*b.k, false);
+        const addr_t buf = b.filled_page(7) + 64;
+        b.core.c = {};
+        const dma_addr_t tlb = dev.dma_map_single(buf, 1985, DMA_FROM_DEVICE);
+        EXPECT_LT(tlb, 1ull << 32);
+        EXPECT_TRUE(b.k->io_tlb->is_swiotlb_buffer(tlb));
+        EXPECT_EQ(tlb % swiotlb::IO_TLB_SIZE, 0u);
+        EXPECT_EQ(std::memcmp(b.core.host(tlb, 1985), b.core.host(buf, 1985), 1985), 0);
+        EXPECT_EQ(b.core.c.cvac, 32u);
+        EXPECT_TRUE(b.lines_touched(b.core.c.cvac_at, tlb, 1985));
+        EXPECT_FALSE(b.lines_touched(b.core.c.cvac_at, buf, 1985));
+        EXPECT_EQ(dev.bounced_maps(), 1u);
+        EXPECT_EQ(b.k->io_tlb->slots_used(), 1u);
+        // the FEC writes a frame into the slot; unmap brings it to the original
+        std::vector<uint8_t> frame(1000);
+        for (size_t i = 0; i < frame.size(); ++i) frame[i] = uint8_t(3 * i + 1);
+        std::memcpy(b.core.host(tlb, frame.size()), frame.data(), frame.size());
+        b.core.c = {};
+        dev.dma_unmap_single(tlb, 1985, DMA_FROM_DEVICE);
+        EXPECT_EQ(std::memcmp(b.core.host(buf, frame.size()), frame.data(), frame.size()), 0);
+        EXPECT_EQ(b.core.c.ivac + b.core.c.civac, 32u);
+        EXPECT_TRUE(b.lines_touched(b.core.c.ivac_at, tlb, 1985));
+        EXPECT_FALSE(b.lines_touched(b.core.c.ivac_at, buf, 1985));
+        EXPECT_EQ(b.k->io_tlb->slots_used(), 0u);
+        // within the mask: the buffer itself, its own lines
+        const addr_t low = DRAM + 0x200000;
+        b.core.c = {};
+        EXPECT_EQ(dev.dma_map_single(low, 1985, DMA_FROM_DEVICE), low);
+        EXPECT_EQ(dev.bounced_maps(), 1u);
+        EXPECT_TRUE(b.lines_touched(b.core.c.cvac_at, low, 1985));
+        EXPECT_EQ(b.core.c.cached_writes, 0u);  // no copy
+        // TX: the map copies the frame out, the unmap copies nothing back
+        const addr_t tx = b.filled_page(40);
+        const dma_addr_t txtlb = dev.dma_map_single(tx, 66, DMA_TO_DEVICE);
+        EXPECT_EQ(std::memcmp(b.core.host(txtlb, 66), b.core.host(tx, 66), 66), 0);
+        std::memset(b.core.host(txtlb, 66), 0xee, 66);
+        dev.dma_unmap_single(txtlb, 66, DMA_TO_DEVICE);
+        EXPECT_EQ(b.core.host(tx, 1)[0], uint8_t(40));
+    });
+}
+
+// page_pool's pattern: the page mapped once (DMA_ATTR_SKIP_CPU_SYNC: the whole page copied, no
+// maintenance); per frame the sync for the CPU invalidates the slot and copies exactly the synced
+// bytes, the sync for the device (DMA_FROM_DEVICE) cleans the slot and copies nothing.
+TEST(swiotlb, syncs_copy_what_the_kernel_copies) {
+    on_core_thread([] {
+        high_dram_bench b;
+        dma_device dev(*b.k, false);
+        const addr_t pg = b.filled_page(1);
+        b.core.c = {};
+        const dma_addr_t tlb = dev.dma_map_single(pg, PAGE_SIZE, DMA_FROM_DEVICE, DMA_ATTR_SKIP_CPU_SYNC);
+        EXPECT_EQ(tlb % PAGE_SIZE, 0u);  // a page or more: page-aligned slots
+        EXPECT_EQ(b.k->io_tlb->slots_used(), 2u);
+        EXPECT_EQ(b.core.c.line_ops(), 0u);
+        EXPECT_EQ(std::memcmp(b.core.host(tlb, PAGE_SIZE), b.core.host(pg, PAGE_SIZE), PAGE_SIZE), 0);
+        std::memset(b.core.host(tlb + 256, 1520), 0x5a, 1520);  // the frame the FEC wrote
+        b.core.c = {};
+        dev.dma_sync_single_for_cpu(tlb + 256, 1520, DMA_FROM_DEVICE);
+        EXPECT_EQ(b.core.c.ivac + b.core.c.civac, 24u);
+        EXPECT_FALSE(b.lines_touched(b.core.c.ivac_at, pg, PAGE_SIZE));
+        EXPECT_EQ(b.core.host(pg + 256, 1)[0], 0x5a);
+        EXPECT_EQ(b.core.host(pg + 256 + 1519, 1)[0], 0x5a);
+        EXPECT_EQ(b.core.host(pg + 256 + 1520, 1)[0], uint8_t(1 + 256 + 1520));  // not past the sync
+        EXPECT_EQ(b.core.host(pg + 255, 1)[0], uint8_t(1 + 255));
+        b.core.c = {};
+        b.core.host(pg + 300, 1)[0] = 0x11;  // the CPU's own bytes must not reach the slot
+        dev.dma_sync_single_for_device(tlb + 256, 1520, DMA_FROM_DEVICE);
+        EXPECT_EQ(b.core.c.cvac, 24u);
+        EXPECT_TRUE(b.lines_touched(b.core.c.cvac_at, tlb + 256, 1520));
+        EXPECT_EQ(b.core.c.cached_writes + b.core.c.cached_reads, 0u);
+        EXPECT_EQ(b.core.host(tlb + 300, 1)[0], 0x5a);
+        // DMA_BIDIRECTIONAL (XDP_TX) does copy for the device
+        dev.dma_sync_single_for_device(tlb + 256, 1520, DMA_BIDIRECTIONAL);
+        EXPECT_EQ(b.core.host(tlb + 300, 1)[0], 0x11);
+        dev.dma_unmap_single(tlb, PAGE_SIZE, DMA_FROM_DEVICE, DMA_ATTR_SKIP_CPU_SYNC);
+        EXPECT_EQ(b.k->io_tlb->slots_used(), 0u);
+    });
+}
+
+// swiotlb_release_slots' merge loop runs once per free slot before the released one in its
+// segment: three one-slot mappings released in order make 0 + 1 + 2 passes.
+TEST(swiotlb, release_merges_the_free_slots_before_it) {
+    auto instructions = [](const std::string& table) {
+        uint64_t n = 0;
+        on_core_thread([&] {
+            high_dram_bench b(table);
+            dma_device dev(*b.k, false);
+            const addr_t pg = b.filled_page(9);
+            std::vector<dma_addr_t> m;
+            for (int i = 0; i < 3; ++i) m.push_back(dev.dma_map_single(pg + 1024 * i, 1000, DMA_TO_DEVICE));
+            EXPECT_EQ(m[1] - m[0], swiotlb::IO_TLB_SIZE);  // next fit
+            EXPECT_EQ(m[2] - m[1], swiotlb::IO_TLB_SIZE);
+            const uint64_t i0 = b.core.c.instructions;
+            for (dma_addr_t a : m) dev.dma_unmap_single(a, 1000, DMA_TO_DEVICE);
+            n = b.core.c.instructions - i0;
+            // the freed slots are found again, from the area's next index on
+            EXPECT_EQ(dev.dma_map_single(pg, 1000, DMA_TO_DEVICE), m[2] + swiotlb::IO_TLB_SIZE);
+        });
+        return n;
+    };
+    EXPECT_EQ(instructions(costs_with_dearer("swiotlb_release_merge")), instructions(costs_path()) + 3 * 1000);
 }
