@@ -288,7 +288,7 @@ void core::exec(uint64_t instructions) {
 void core::read(addr_t a, void* dst, size_t len) {
     if (len == 0) return;
     const mem::region& r = region_of(a, len);
-    translate(r, a, len);
+    translate(&r, a, len);
     switch (r.attr) {
     case mem::mem_attr::normal_cacheable:
         cached_access(a, len, false);
@@ -312,7 +312,7 @@ void core::read(addr_t a, void* dst, size_t len) {
 void core::store(addr_t a, const void* src, size_t len) {
     if (len == 0) return;
     const mem::region& r = region_of(a, len);
-    translate(r, a, len);
+    translate(&r, a, len);
     switch (r.attr) {
     case mem::mem_attr::normal_cacheable:
         cached_access(a, len, true);
@@ -345,7 +345,7 @@ void core::copy(addr_t dst, addr_t src, size_t len) {
 void core::touch(addr_t a, size_t len, bool write) {
     if (len == 0) return;
     const mem::region& r = region_of(a, len);
-    translate(r, a, len);
+    translate(&r, a, len);
     switch (r.attr) {
     case mem::mem_attr::normal_cacheable: cached_access(a, len, write); break;
     case mem::mem_attr::normal_noncacheable: touch_uncached(r, a, len, write); break;
@@ -437,10 +437,12 @@ cache::line* core::fill_l1(uint64_t la, fill_group& g, cost miss) {
 
 // The pages of one access, in order. A miss enters the page and walks: each descriptor is a
 // dependent load through L1 and L2 (the core stalls for it), charged as `tlb`.
-__attribute__((noinline)) void core::translate_pages(const mem::region& r, uint64_t first, uint64_t last) {
+__attribute__((noinline)) void core::translate_pages(const mem::region* r, addr_t a, uint64_t first,
+                                                    uint64_t last) {
+    if (!r && !(r = map_.decode(a))) return;  // a DC op outside the map: nothing to translate
     for (uint64_t page = first; page <= last; ++page) {
         if (tlb_->hit(page)) continue;
-        const tlb::walk w = tlb_->miss(static_cast<size_t>(&r - map_.regions().data()), page);
+        const tlb::walk w = tlb_->miss(static_cast<size_t>(r - map_.regions().data()), page);
         ++stats_.tlb_misses;
         stats_.walk_reads += w.n;
         for (unsigned i = 0; i < w.n; ++i)
@@ -496,7 +498,7 @@ cache::line* core::place_in_l1(uint64_t la, uint8_t inherit) {
 void core::prefetch(addr_t a) {
     const mem::region* r = map_.decode(a);
     if (!r || r->attr != mem::mem_attr::normal_cacheable) return;
-    translate(*r, a, 1);  // a PRFM is translated as a load is (the L1 is physically tagged)
+    translate(r, a, 1);  // a PRFM is translated as a load is (the L1 is physically tagged)
     const uint64_t la = a >> shift_;
     if (l1_.find(la)) return;
     ++stats_.prefetches;
@@ -548,7 +550,7 @@ sc_time core::writeback(uint64_t la, uint8_t flags, uint16_t fn) {
 // DC CVAC / IVAC / CIVAC. arm64: to the point of coherency through L1 and L2. ARMv7 with an
 // outer cache: L1 only (a clean pushes the line into the PL310).
 void core::line_op(addr_t a, bool clean, bool invalidate) {
-    if (const mem::region* r = map_.decode(a)) translate(*r, a, 1);  // DC ops by VA go through the MMU
+    translate(nullptr, a, 1);  // DC ops by VA go through the MMU
     const uint64_t la = a >> shift_;
     ++stats_.line_ops;
     cache::line* e1 = l1_.find(la);

@@ -200,15 +200,16 @@ private:
     [[noreturn]] void bad_access(const mem::region* r, addr_t a) const;  // region_of's faults
     [[noreturn]] void fault(const std::string& what, addr_t a) const;
 
-    // Data-side translation of [a, a+len) in region `r`, before the access. A page its set looked
-    // up last is a hit that changes nothing: one compare (tlb::recent).
-    void translate(const mem::region& r, addr_t a, size_t len) {
+    // Data-side translation of [a, a+len) in region `r` (nullptr: decoded on a miss), before the
+    // access. A page its set looked up last is a hit that changes nothing: one compare
+    // (tlb::recent).
+    void translate(const mem::region* r, addr_t a, size_t len) {
         if (!tlb_) return;
         const uint64_t first = a >> tlb_shift_;
         if (tlb_->recent(first) && (a + len - 1) >> tlb_shift_ == first) return;
-        translate_pages(r, first, (a + len - 1) >> tlb_shift_);
+        translate_pages(r, a, first, (a + len - 1) >> tlb_shift_);
     }
-    void translate_pages(const mem::region& r, uint64_t first, uint64_t last);
+    void translate_pages(const mem::region* r, addr_t a, uint64_t first, uint64_t last);
 
     // cacheable path; a page-table walk's reads charge their hits and misses as `tlb`
     void cached_access(addr_t a, size_t len, bool write, cost hit = cost::compute, cost miss = cost::cache_miss);
