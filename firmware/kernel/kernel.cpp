@@ -249,10 +249,22 @@ addr_t coherent_pool::dma_alloc_coherent(uint64_t size, dma_addr_t* handle, uint
 // ---------------------------------------------------------------------------------------------
 namespace {
 
+// Linux's zones split memory by address, not by memblock range: a range across 4 GiB has its
+// pages below in ZONE_DMA32 and those above in ZONE_NORMAL, which the zonelist serves first and
+// whose top the swiotlb pool cannot take. Each part is a zone here.
 std::vector<page_allocator::range> dram_ranges(const kernel_memory& mem) {
-    std::vector<page_allocator::range> r{{mem.dram_base, mem.dram_size}};
-    r.insert(r.end(), mem.more_dram.begin(), mem.more_dram.end());
-    return r;
+    std::vector<page_allocator::range> ranges{{mem.dram_base, mem.dram_size}}, zones;
+    ranges.insert(ranges.end(), mem.more_dram.begin(), mem.more_dram.end());
+    constexpr addr_t limit = kernel::DMA_ZONE_LIMIT;
+    for (const page_allocator::range& r : ranges) {
+        if (r.base < limit && r.size > limit - r.base) {
+            zones.push_back({r.base, limit - r.base});
+            zones.push_back({limit, r.size - (limit - r.base)});
+        } else {
+            zones.push_back(r);
+        }
+    }
+    return zones;
 }
 
 }  // namespace

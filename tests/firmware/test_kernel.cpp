@@ -559,6 +559,30 @@ TEST(swiotlb, pages_come_from_the_high_zone_first_then_the_low_one) {
     });
 }
 
+// One range across 4 GiB is two zones, as Linux splits its pages between ZONE_DMA32 and
+// ZONE_NORMAL: the pages above 4 GiB come first, and the swiotlb pool takes the top of the part
+// below (as one zone ending above 4 GiB, the pool found no room and the kernel refused to boot).
+TEST(swiotlb, a_range_across_4_gib_is_a_zone_on_each_side) {
+    on_core_thread([] {
+        constexpr addr_t across = (addr_t(1) << 32) - (8u << 20), across_size = 24u << 20;
+        fake_core core;
+        core.add_region(across, across_size, fake_core::attr::cacheable);
+        core.add_region(POOL, POOL_SIZE, fake_core::attr::noncacheable);
+        const cost_table costs = cost_table::load(costs_path());
+        kernel_memory mem = test_memory();
+        mem.dram_base = across, mem.dram_size = across_size;
+        mem.swiotlb_bytes = SMALL_SWIOTLB;
+        kernel k(core, costs, arch_flavour::arm64, mem);
+        ASSERT_NE(k.io_tlb, nullptr);
+        EXPECT_TRUE(k.io_tlb->is_swiotlb_buffer((addr_t(1) << 32) - 1)) << "the top of the part below 4 GiB";
+        EXPECT_FALSE(k.io_tlb->is_swiotlb_buffer((addr_t(1) << 32) - SMALL_SWIOTLB - 1));
+        page* p = k.pages.alloc_pages();
+        ASSERT_NE(p, nullptr);
+        EXPECT_GE(p->addr, addr_t(1) << 32) << "ZONE_NORMAL first";
+        EXPECT_EQ(k.pages.virt_to_page(p->addr + 100), p);
+    });
+}
+
 // dma_map_single of a buffer beyond the mask: a slot below 4 GiB with the original's bytes (for
 // DMA_FROM_DEVICE too), the slot cleaned, not the original; unmap invalidates the slot and copies
 // the device's bytes back. A buffer within the mask maps to itself with no copy.
