@@ -1,6 +1,7 @@
 #include "platform/board.h"
 
 #include "firmware/fec/fec.h"
+#include "firmware/kernel/dma.h"
 #include "firmware/kernel/kernel.h"
 #include "traffic/pktgen_commands.h"
 
@@ -167,8 +168,15 @@ void board::build_firmware(const config& cfg, const board_software& sw) {
         if (kernel_memory && p.mem.dram_size) p.mem.more_dram.push_back({r.base, r.size});
         if (kernel_memory && !p.mem.dram_size)
             p.mem.dram_base = r.base, p.mem.dram_size = r.size, dram_region_ = size_pointer;
-        if (r.target == "ddr" && r.attr == mem::mem_attr::normal_noncacheable && !p.mem.coherent_size)
+        if (r.target == "ddr" && r.attr == mem::mem_attr::normal_noncacheable && !p.mem.coherent_size) {
+            // The rings live there and their registers take 32-bit addresses: dma_alloc_coherent
+            // allocates within the FEC's coherent DMA mask, so the pool cannot lie above it.
+            if (r.base + r.size > firmware::dma_device::DMA_MASK + 1)
+                throw cfg.error_at("/mem/regions/" + std::to_string(i),
+                                   "region '" + r.name + "' (dma_alloc_coherent's memory) ends above 4 GiB, beyond the "
+                                                         "FEC's 32-bit DMA mask");
             p.mem.coherent_base = r.base, p.mem.coherent_size = r.size, coherent_region_ = size_pointer;
+        }
         if (r.target == "fec0") eth0.hw.regs = r.base;
     }
     if (!p.mem.dram_size) throw cfg.error_at("/mem/regions", "no normal_cacheable DDR range for the kernel's memory");

@@ -110,9 +110,14 @@ core_params core_params_from(const config_view& v) {
     p.tlb.levels = static_cast<uint32_t>(t.integer("levels"));
     try {
         check_tlb_params(p.tlb);
-    } catch (const std::invalid_argument& e) {  // "key: message"
+    } catch (const std::invalid_argument& e) {  // "key[,key...]: message"
         const std::string m = e.what();
-        throw param_error(t.prefix() + "." + m.substr(0, m.find(':')), m.substr(m.find(':') + 2));
+        std::vector<std::string> keys;
+        for (size_t at = 0, end; at < m.find(':'); at = end + 1) {
+            end = std::min(m.find(',', at), m.find(':'));
+            keys.push_back(t.prefix() + "." + m.substr(at, end - at));
+        }
+        throw param_error(keys, m.substr(m.find(':') + 2));
     }
     // Geometry the schema cannot check: a power-of-two number of sets of whole lines.
     for (const auto& [level, c] : {std::pair<const char*, const cache_params&>{"l1d", p.l1d}, {"l2", p.l2}}) {

@@ -29,7 +29,8 @@ struct tlb_params {
     uint32_t levels = 4;              // table levels a walk from the root reads (arm64 48-bit VA, 4 KiB: 4)
 };
 
-// The geometry checks the schema cannot make; the message names the offending key's last part.
+// The geometry checks the schema cannot make; the message starts with the offending keys' last
+// parts, comma-separated (a combination: the caller names the one the user changed), then ": ".
 // Throws std::invalid_argument.
 void check_tlb_params(const tlb_params& p);
 

@@ -75,6 +75,15 @@ TEST(cli, problems_found_while_assembling_or_booting_are_bad_input_too) {
          "power-of-two number of sets\n"},
         {"validate", "--set cpu.tlb.entries=500",
          "--set cpu.tlb.entries=500: /cpu/tlb/entries: 500 entries in 4 ways is not a power-of-two number of sets\n"},
+        {"validate", "--set cpu.tlb.ways=3",
+         "--set cpu.tlb.ways=3: /cpu/tlb/ways: 512 entries in 3 ways is not a power-of-two number of sets\n"},
+        {"validate", "--set cpu.tlb.levels=1",
+         "--set cpu.tlb.levels=1: /cpu/tlb/levels: a walk cache needs two levels or more (a one-level walk reads the "
+         "leaf descriptor only); walk_cache_entries must be 0\n"},
+        // the rings' memory beyond the FEC's 32-bit DMA mask (the descriptors' addresses would be cut)
+        {"validate", "--set mem.ddr.size_bytes=8589934592 --set mem.regions.2.base=0x17c000000",
+         "--set mem.regions.2.base=0x17c000000: /mem/regions/2: region 'dma_coherent_pool' (dma_alloc_coherent's "
+         "memory) ends above 4 GiB, beyond the FEC's 32-bit DMA mask\n"},
         // the TLB's page tables: 8 bytes per 4 KiB page of the other regions, and three upper levels
         {"validate", "--set mem.regions.3.size_bytes=0x1000",
          "--set mem.regions.3.size_bytes=0x1000: /mem/regions/3/size_bytes: the page tables of the other regions "
