@@ -1097,12 +1097,13 @@ void enet::tx_run(sc_time at) {  // a copy: cancel() below clears deferred_at
         if (enabled())
             while (tx_may_fetch() && tx_fetch(d)) {}
     }
-    // 4. graceful stop reached
+    // 4. graceful stop reached, at the step's time (an end of frame the core runs ahead of
+    // SystemC time must not raise it earlier)
     bool on_wire = false;
     for (size_t i = 0; i < tx_count_; ++i) on_wire = on_wire || tx_q_[wrap(tx_head_ + i, tx_q_.size())].sent;
     if (gts && gra_pending_ && !on_wire) {
         gra_pending_ = false;
-        raise(FEC_ENET_GRA);
+        schedule_eir(FEC_ENET_GRA, at);
     }
     tx_schedule(at);
 }
@@ -1133,8 +1134,9 @@ void enet::tx_schedule(const sc_time& at) {
     tx_wake(next > now ? next - now : SC_ZERO_TIME);
 }
 
-// The start left to the core, at its time `at`. An event of the engine's own due by then (a
-// GTS toggle, an XON, a TDAR write that found a step due) runs first in time: it decides again.
+// The step (wire start or end of frame) left to the core, at its time `at`. An event of the
+// engine's own due by then (a GTS toggle, an XON, a TDAR write that found a step due) runs first
+// in time: it decides again.
 void enet::run_deferred(const sc_time& at) {
     if (tx_wake_pending_ && tx_wake_at_ <= at) return;
     tx_run(at);

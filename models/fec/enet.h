@@ -236,7 +236,7 @@ private:
     void tx_schedule(const sc_core::sc_time& at);
     bool tx_step_by_core(const sc_core::sc_time& at, bool start);
     void run_deferred(const sc_core::sc_time& at) override;
-    sc_core::sc_time undefer() {  // the start left to the core, taken back from it
+    sc_core::sc_time undefer() {  // the step (start or end) left to the core, taken back from it
         const sc_core::sc_time at = deferred_at;
         board_->cancel(*this);
         return at;

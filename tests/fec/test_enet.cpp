@@ -1391,6 +1391,35 @@ TEST(enet, a_register_access_annotated_after_an_end_left_to_the_core_leaves_it_t
     });
 }
 
+// GTS written while a frame is on the wire, GRA unmasked: the graceful stop completes at the
+// frame's end. Left to the core, the end still raises GRA (and its interrupt) at the end's time,
+// not at the SystemC time the core runs it from.
+TEST(enet, a_graceful_stop_completed_by_an_end_left_to_the_core_interrupts_at_the_end) {
+    std::vector<sc_time> rises[2];
+    for (bool by_core : {false, true}) {
+        fresh_simulation();
+        activity::defer_ends = by_core;
+        run_bench([&](bench& b) {
+            core_player core;
+            core.orders_steps();
+            constexpr unsigned n = 4;
+            b.restart(2, n);
+            b.wr(EIMR, FEC_ENET_GRA);
+            b.queue_tx(0, n, make_frame(1518, peer_mac, 0));  // 12 us on the wire
+            b.wr(TDAR, 0);
+            core.sync_until(sc_core::sc_time_stamp() + us1);
+            ASSERT_EQ(b.wire.log.size(), 1u);
+            b.wr(TCR, TCR_FDEN | TCR_GTS);
+            core.run_to(sc_core::sc_time_stamp() + 20 * us1);
+            EXPECT_TRUE(b.rd(EIR) & FEC_ENET_GRA);
+            rises[by_core] = b.irq_rises[0];
+        });
+    }
+    activity::defer_ends = true;
+    ASSERT_EQ(rises[0].size(), 1u);
+    EXPECT_EQ(rises[1], rises[0]);
+}
+
 TEST(enet, bad_parameters_are_rejected) {
     fresh_simulation();
     enet_params p = test_params();
