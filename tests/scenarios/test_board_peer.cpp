@@ -99,8 +99,9 @@ TEST(board_peer, ends_of_frame_run_by_the_cores_change_nothing_but_the_event_cou
         SCOPED_TRACE(experiment);
         json on = run(experiment, {}, 0.01), off = run(experiment, {"cpu.ends_of_frame_by_core=false"}, 0.01);
         const double frames = on["dut"]["tx_frames"].get<double>() + on["generator"]["tx_frames"].get<double>();
-        if (experiment == e1)
+        if (experiment == e1) {
             EXPECT_LT(on["sim"]["kernel_events"].get<double>(), off["sim"]["kernel_events"].get<double>() - 0.2 * frames);
+        }
         EXPECT_EQ(on["sim"]["unrecorded_activity"], 0);
         for (json* r : {&on, &off}) {
             r->erase("sim");
