@@ -1384,6 +1384,7 @@ TEST(enet, a_register_access_annotated_after_an_end_left_to_the_core_leaves_it_t
         uint32_t v = 0;
         const sc_time delay = end + sc_time(10, SC_NS) - sc_core::sc_time_stamp();
         EXPECT_EQ(b.cpu.transport(tlm::TLM_READ_COMMAND, fec_base + EIR, &v, 4, delay).status, tlm::TLM_OK_RESPONSE);
+        EXPECT_FALSE(v & FEC_ENET_TXF) << "the end had not run when the read was made";
         EXPECT_TRUE(b.read_bd(tx_ring_addr).sc & BD_ENET_TX_READY);
         core.run_to(end + us1);
         EXPECT_FALSE(b.read_bd(tx_ring_addr).sc & BD_ENET_TX_READY);
