@@ -1128,6 +1128,18 @@ void expect_a_pause_before_the_start_to_hold_frame_1(bench& b, core_player& core
     EXPECT_EQ(b.wire.log[1].start, arrives + sc_time(10 * 512, SC_NS));
 }
 
+// The first `frames` frames' wire starts and write-back stamps, each descriptor written back:
+// what the engine's events and the core's deferred steps must agree on.
+void starts_and_stamps(bench& b, unsigned frames, std::vector<sc_time>& start, std::vector<sc_time>& stamp) {
+    ASSERT_EQ(b.wire.log.size(), frames);
+    for (unsigned k = 0; k < frames; ++k) {
+        start.push_back(b.wire.log[k].start);
+        const bd wb = b.read_bd(tx_ring_addr + k * b.bsz());
+        EXPECT_FALSE(wb.sc & BD_ENET_TX_READY);
+        stamp.push_back(sc_time(double(wb.ts), SC_NS));
+    }
+}
+
 // With the core in the record, no wire start takes an event of its own: the TDAR write's
 // start, and each start after the end of the frame before it, run where the core's time
 // reaches them. The frames start on the wire, and their descriptors are written back, at the
@@ -1162,13 +1174,7 @@ TEST(enet, wire_starts_left_to_the_core_keep_their_times_with_one_event_per_fram
                 tdar[by_core].push_back(b.rd(TDAR));
                 core.run_to(sc_core::sc_time_stamp() + 20 * us1);
                 tdar[by_core].push_back(b.rd(TDAR));
-                ASSERT_EQ(b.wire.log.size(), 6u);
-                for (unsigned k = 0; k < 6; ++k) {
-                    start[by_core].push_back(b.wire.log[k].start);
-                    const bd wb = b.read_bd(tx_ring_addr + k * b.bsz());
-                    EXPECT_FALSE(wb.sc & BD_ENET_TX_READY);
-                    stamp[by_core].push_back(sc_time(double(wb.ts), SC_NS));
-                }
+                starts_and_stamps(b, 6, start[by_core], stamp[by_core]);
                 EXPECT_EQ(b.dut.stats().tx_frames, 6u);
                 EXPECT_EQ(b.rd(RMON_T_PACKETS), 6u);
                 events[by_core] = sim_stats::kernel_events - e0;
@@ -1316,13 +1322,7 @@ TEST(enet, ends_of_frame_left_to_the_core_keep_their_times_without_an_event) {
             core.run_to(sc_core::sc_time_stamp() + 20 * us1);
             reads[by_core].push_back(b.rd(TDAR));
             reads[by_core].push_back(b.rd(EIR));
-            ASSERT_EQ(b.wire.log.size(), 5u);
-            for (unsigned k = 0; k < 5; ++k) {
-                start[by_core].push_back(b.wire.log[k].start);
-                const bd wb = b.read_bd(tx_ring_addr + k * b.bsz());
-                EXPECT_FALSE(wb.sc & BD_ENET_TX_READY);
-                stamp[by_core].push_back(sc_time(double(wb.ts), SC_NS));
-            }
+            starts_and_stamps(b, 5, start[by_core], stamp[by_core]);
             EXPECT_EQ(b.dut.stats().tx_frames, 5u);
             events[by_core] = sim_stats::kernel_events - e0;
         });
