@@ -1335,6 +1335,20 @@ TEST(enet, ends_of_frame_left_to_the_core_keep_their_times_without_an_event) {
     EXPECT_EQ(events[0] - events[1], 5u);  // every end of frame's event
 }
 
+// One 1518-byte frame from an idle engine, the core ordering steps and synced a microsecond on:
+// it has run the frame's wire start, and the frame's end is left to it. Returns the end's time
+// (before the IFG).
+sc_time one_long_frame_started_by_the_core(bench& b, core_player& core) {
+    core.orders_steps();
+    constexpr unsigned n = 4;
+    b.restart(2, n);
+    b.queue_tx(0, n, make_frame(1518, peer_mac, 0));
+    b.wr(TDAR, 0);
+    core.sync_until(sc_core::sc_time_stamp() + us1);
+    EXPECT_EQ(b.wire.log.size(), 1u);
+    return b.wire.log.at(0).start + net::wire_time(1518, 1000) - sc_time(96, SC_NS);
+}
+
 // A 1518-byte frame's end left to the core, with another step due on the board before it (a
 // probe 100 ns earlier) when the core syncs past the end: the end is handed back to its event,
 // so the probe still finds the descriptor not written back, as with the engine's events (run
@@ -1343,14 +1357,7 @@ TEST(enet, an_end_of_frame_left_to_the_core_waits_for_a_step_due_before_it) {
     fresh_simulation();
     run_bench([](bench& b) {
         core_player core;
-        core.orders_steps();
-        constexpr unsigned n = 4;
-        b.restart(2, n);
-        b.queue_tx(0, n, make_frame(1518, peer_mac, 0));
-        b.wr(TDAR, 0);
-        core.sync_until(sc_core::sc_time_stamp() + us1);  // runs the start; the end is left to the core
-        ASSERT_EQ(b.wire.log.size(), 1u);
-        const sc_time end = b.wire.log[0].start + net::wire_time(1518, 1000) - sc_time(96, SC_NS);  // before the IFG
+        const sc_time end = one_long_frame_started_by_the_core(b, core);
         timed_event probe;  // in the record, as every model's event
         bool ready_at_probe = false;
         sc_core::sc_spawn([&] {
@@ -1373,14 +1380,7 @@ TEST(enet, a_register_access_annotated_after_an_end_left_to_the_core_leaves_it_t
     fresh_simulation();
     run_bench([](bench& b) {
         core_player core;
-        core.orders_steps();
-        constexpr unsigned n = 4;
-        b.restart(2, n);
-        b.queue_tx(0, n, make_frame(1518, peer_mac, 0));
-        b.wr(TDAR, 0);
-        core.sync_until(sc_core::sc_time_stamp() + us1);
-        ASSERT_EQ(b.wire.log.size(), 1u);
-        const sc_time end = b.wire.log[0].start + net::wire_time(1518, 1000) - sc_time(96, SC_NS);
+        const sc_time end = one_long_frame_started_by_the_core(b, core);
         uint32_t v = 0;
         const sc_time delay = end + sc_time(10, SC_NS) - sc_core::sc_time_stamp();
         EXPECT_EQ(b.cpu.transport(tlm::TLM_READ_COMMAND, fec_base + EIR, &v, 4, delay).status, tlm::TLM_OK_RESPONSE);
