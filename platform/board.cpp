@@ -160,14 +160,16 @@ void board::build_firmware(const config& cfg, const board_software& sw) {
     for (size_t i = 0; i < regions_.size(); ++i) {
         const mem::region& r = regions_[i];
         const std::string size_pointer = "/mem/regions/" + std::to_string(i) + "/size_bytes";
+        const std::string size_key = "mem.regions." + std::to_string(i) + ".size_bytes";
         const bool kernel_memory =
             r.target == "ddr" && r.attr == mem::mem_attr::normal_cacheable && r.name != page_tables_region;
         if (kernel_memory && armv7 && r.base + r.size > firmware::kernel::DMA_ZONE_LIMIT)
             throw cfg.error_at("/mem/regions/" + std::to_string(i),
                                "region '" + r.name + "' ends above 4 GiB, which an ARMv7 kernel without LPAE cannot map");
-        if (kernel_memory && p.mem.dram_size) p.mem.more_dram.push_back({r.base, r.size});
+        if (kernel_memory && p.mem.dram_size) p.mem.more_dram.push_back({r.base, r.size, size_key});
         if (kernel_memory && !p.mem.dram_size)
-            p.mem.dram_base = r.base, p.mem.dram_size = r.size, dram_region_ = size_pointer;
+            p.mem.dram_base = r.base, p.mem.dram_size = r.size, p.mem.dram_size_key = size_key,
+            dram_region_ = size_pointer;
         if (r.target == "ddr" && r.attr == mem::mem_attr::normal_noncacheable && !p.mem.coherent_size) {
             // The rings live there and their registers take 32-bit addresses: dma_alloc_coherent
             // allocates within the FEC's coherent DMA mask, so the pool cannot lie above it.

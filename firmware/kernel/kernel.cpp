@@ -1,5 +1,6 @@
 #include "firmware/kernel/kernel.h"
 
+#include "config/config.h"
 #include "firmware/kernel/swiotlb.h"
 
 #include <algorithm>
@@ -16,7 +17,12 @@ page_allocator::page_allocator(kernel& k, const std::vector<range>& dram) : k_(k
         const uint64_t n = usable / PAGE_SIZE;
         // The vmemmap takes the first pages of the range: 64 B of struct page per page.
         const uint64_t map_pages = (n * STRUCT_PAGE_BYTES + PAGE_SIZE - 1) / PAGE_SIZE;
-        if (n <= map_pages + 1) throw std::invalid_argument("page allocator: DRAM range too small");
+        if (n <= map_pages + 1) {
+            const std::string m = "a DRAM range of " + std::to_string(r.size) +
+                                  " bytes leaves the page allocator no page after its struct pages";
+            if (r.size_key.empty()) throw std::invalid_argument(m);
+            throw param_error(r.size_key, m);
+        }
         z.vmemmap = base;
         z.end = base + n * PAGE_SIZE;
         z.pages.resize(n - map_pages);
@@ -253,13 +259,13 @@ namespace {
 // pages below in ZONE_DMA32 and those above in ZONE_NORMAL, which the zonelist serves first and
 // whose top the swiotlb pool cannot take. Each part is a zone here.
 std::vector<page_allocator::range> dram_ranges(const kernel_memory& mem) {
-    std::vector<page_allocator::range> ranges{{mem.dram_base, mem.dram_size}}, zones;
+    std::vector<page_allocator::range> ranges{{mem.dram_base, mem.dram_size, mem.dram_size_key}}, zones;
     ranges.insert(ranges.end(), mem.more_dram.begin(), mem.more_dram.end());
     constexpr addr_t limit = kernel::DMA_ZONE_LIMIT;
     for (const page_allocator::range& r : ranges) {
         if (r.base < limit && r.size > limit - r.base) {
-            zones.push_back({r.base, limit - r.base});
-            zones.push_back({limit, r.size - (limit - r.base)});
+            zones.push_back({r.base, limit - r.base, r.size_key});
+            zones.push_back({limit, r.size - (limit - r.base), r.size_key});
         } else {
             zones.push_back(r);
         }

@@ -64,6 +64,7 @@ public:
     struct range {
         addr_t base = 0;
         uint64_t size = 0;
+        std::string size_key;  // the configuration key of its size, which a size error names ("": none)
     };
     page_allocator(kernel& k, const std::vector<range>& dram);
     // alloc_pages(GFP_ATOMIC, order); order > 0 is a compound page (__GFP_COMP: the tails point
@@ -167,6 +168,7 @@ private:
 struct kernel_memory {
     addr_t dram_base = 0;      // cacheable DRAM managed by the page allocator
     uint64_t dram_size = 0;
+    std::string dram_size_key;  // as page_allocator::range::size_key
     addr_t coherent_base = 0;  // non-cacheable pool for dma_alloc_coherent
     uint64_t coherent_size = 0;
     std::vector<page_allocator::range> more_dram;  // further cacheable DRAM ranges, a zone each

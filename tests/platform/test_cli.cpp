@@ -84,6 +84,14 @@ TEST(cli, problems_found_while_assembling_or_booting_are_bad_input_too) {
         {"validate", "--set mem.ddr.size_bytes=8589934592 --set mem.regions.2.base=0x17c000000",
          "--set mem.regions.2.base=0x17c000000: /mem/regions/2: region 'dma_coherent_pool' (dma_alloc_coherent's "
          "memory) ends above 4 GiB, beyond the FEC's 32-bit DMA mask\n"},
+        // a kernel memory range too small for the page allocator names the range, not the driver
+        {"validate",
+         "--set mem.ddr.size_bytes=2147483648 --set 'mem.regions.4={\"name\":\"dram_small\",\"base\":\"0x80000000\","
+         "\"size_bytes\":\"0x2000\",\"target\":\"ddr\",\"offset_bytes\":\"0x40000000\",\"attribute\":"
+         "\"normal_cacheable\",\"latency_ns\":20}'",
+         "--set mem.regions.4={\"name\":\"dram_small\",\"base\":\"0x80000000\",\"size_bytes\":\"0x2000\","
+         "\"target\":\"ddr\",\"offset_bytes\":\"0x4...: /mem/regions/4/size_bytes: a DRAM range of 8192 bytes leaves "
+         "the page allocator no page after its struct pages\n"},
         // the TLB's page tables: 8 bytes per 4 KiB page of the other regions, and three upper levels
         {"validate", "--set mem.regions.3.size_bytes=0x1000",
          "--set mem.regions.3.size_bytes=0x1000: /mem/regions/3/size_bytes: the page tables of the other regions "
