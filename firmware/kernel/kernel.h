@@ -64,7 +64,7 @@ public:
     struct range {
         addr_t base = 0;
         uint64_t size = 0;
-        std::string size_key;  // the configuration key of its size, which a size error names ("": none)
+        std::string size_key = "";  // the configuration key of its size, which a size error names ("": none)
     };
     page_allocator(kernel& k, const std::vector<range>& dram);
     // alloc_pages(GFP_ATOMIC, order); order > 0 is a compound page (__GFP_COMP: the tails point
