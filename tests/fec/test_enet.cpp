@@ -1296,6 +1296,21 @@ TEST(enet, tdar_read_before_a_start_left_to_the_core_reads_as_before_it) {
     });
 }
 
+// Runs `body` on a fresh bench with a core that orders steps, first with the ends of frame left
+// to the engine's events, then to the core; the switch is left on, as shipped.
+void with_ends_by_event_then_by_core(const std::function<void(bool by_core, bench& b, core_player& core)>& body) {
+    for (bool by_core : {false, true}) {
+        fresh_simulation();
+        activity::defer_ends = by_core;
+        run_bench([&](bench& b) {
+            core_player core;
+            core.orders_steps();
+            body(by_core, b, core);
+        });
+    }
+    activity::defer_ends = true;
+}
+
 // With the record telling what else is due on the board (a core with a lookahead), the core runs
 // the ends of frame too: the same wire starts, write-back stamps and TDAR and EIR reads as with
 // the engine's events, and no TX event at all (each end runs where the core's time reaches it).
@@ -1303,31 +1318,24 @@ TEST(enet, ends_of_frame_left_to_the_core_keep_their_times_without_an_event) {
     std::vector<sc_time> start[2], stamp[2];
     std::vector<uint32_t> reads[2];
     uint64_t events[2];
-    for (bool by_core : {false, true}) {
-        fresh_simulation();
-        activity::defer_ends = by_core;
-        run_bench([&](bench& b) {
-            core_player core;
-            core.orders_steps();
-            constexpr unsigned n = 8;
-            b.restart(2, n);
-            const uint64_t e0 = sim_stats::kernel_events;
-            for (unsigned i = 0; i < 4; ++i) b.queue_tx(i, n, make_frame(64 + 100 * i, peer_mac, uint8_t(i)));
-            b.wr(TDAR, 0);
-            core.run_to(sc_core::sc_time_stamp() + sc_time(1300, SC_NS));
-            reads[by_core].push_back(b.rd(TDAR));
-            reads[by_core].push_back(b.rd(EIR));
-            b.queue_tx(4, n, make_frame(64, peer_mac, 4));
-            b.wr(TDAR, 0);
-            core.run_to(sc_core::sc_time_stamp() + 20 * us1);
-            reads[by_core].push_back(b.rd(TDAR));
-            reads[by_core].push_back(b.rd(EIR));
-            starts_and_stamps(b, 5, start[by_core], stamp[by_core]);
-            EXPECT_EQ(b.dut.stats().tx_frames, 5u);
-            events[by_core] = sim_stats::kernel_events - e0;
-        });
-    }
-    activity::defer_ends = true;
+    with_ends_by_event_then_by_core([&](bool by_core, bench& b, core_player& core) {
+        constexpr unsigned n = 8;
+        b.restart(2, n);
+        const uint64_t e0 = sim_stats::kernel_events;
+        for (unsigned i = 0; i < 4; ++i) b.queue_tx(i, n, make_frame(64 + 100 * i, peer_mac, uint8_t(i)));
+        b.wr(TDAR, 0);
+        core.run_to(sc_core::sc_time_stamp() + sc_time(1300, SC_NS));
+        reads[by_core].push_back(b.rd(TDAR));
+        reads[by_core].push_back(b.rd(EIR));
+        b.queue_tx(4, n, make_frame(64, peer_mac, 4));
+        b.wr(TDAR, 0);
+        core.run_to(sc_core::sc_time_stamp() + 20 * us1);
+        reads[by_core].push_back(b.rd(TDAR));
+        reads[by_core].push_back(b.rd(EIR));
+        starts_and_stamps(b, 5, start[by_core], stamp[by_core]);
+        EXPECT_EQ(b.dut.stats().tx_frames, 5u);
+        events[by_core] = sim_stats::kernel_events - e0;
+    });
     EXPECT_EQ(start[1], start[0]);
     EXPECT_EQ(stamp[1], stamp[0]);
     EXPECT_EQ(reads[1], reads[0]);
@@ -1397,26 +1405,19 @@ TEST(enet, a_register_access_annotated_after_an_end_left_to_the_core_leaves_it_t
 // not at the SystemC time the core runs it from.
 TEST(enet, a_graceful_stop_completed_by_an_end_left_to_the_core_interrupts_at_the_end) {
     std::vector<sc_time> rises[2];
-    for (bool by_core : {false, true}) {
-        fresh_simulation();
-        activity::defer_ends = by_core;
-        run_bench([&](bench& b) {
-            core_player core;
-            core.orders_steps();
-            constexpr unsigned n = 4;
-            b.restart(2, n);
-            b.wr(EIMR, FEC_ENET_GRA);
-            b.queue_tx(0, n, make_frame(1518, peer_mac, 0));  // 12 us on the wire
-            b.wr(TDAR, 0);
-            core.sync_until(sc_core::sc_time_stamp() + us1);
-            ASSERT_EQ(b.wire.log.size(), 1u);
-            b.wr(TCR, TCR_FDEN | TCR_GTS);
-            core.run_to(sc_core::sc_time_stamp() + 20 * us1);
-            EXPECT_TRUE(b.rd(EIR) & FEC_ENET_GRA);
-            rises[by_core] = b.irq_rises[0];
-        });
-    }
-    activity::defer_ends = true;
+    with_ends_by_event_then_by_core([&](bool by_core, bench& b, core_player& core) {
+        constexpr unsigned n = 4;
+        b.restart(2, n);
+        b.wr(EIMR, FEC_ENET_GRA);
+        b.queue_tx(0, n, make_frame(1518, peer_mac, 0));  // 12 us on the wire
+        b.wr(TDAR, 0);
+        core.sync_until(sc_core::sc_time_stamp() + us1);
+        ASSERT_EQ(b.wire.log.size(), 1u);
+        b.wr(TCR, TCR_FDEN | TCR_GTS);
+        core.run_to(sc_core::sc_time_stamp() + 20 * us1);
+        EXPECT_TRUE(b.rd(EIR) & FEC_ENET_GRA);
+        rises[by_core] = b.irq_rises[0];
+    });
     ASSERT_EQ(rises[0].size(), 1u);
     EXPECT_EQ(rises[1], rises[0]);
 }
