@@ -110,14 +110,9 @@ core_params core_params_from(const config_view& v) {
     p.tlb.levels = static_cast<uint32_t>(t.integer("levels"));
     try {
         check_tlb_params(p.tlb);
-    } catch (const std::invalid_argument& e) {  // "key[,key...]: message"
-        const std::string m = e.what();
-        std::vector<std::string> keys;
-        for (size_t at = 0, end; at < m.find(':'); at = end + 1) {
-            end = std::min(m.find(',', at), m.find(':'));
-            keys.push_back(t.prefix() + "." + m.substr(at, end - at));
-        }
-        throw param_error(keys, m.substr(m.find(':') + 2));
+    } catch (param_error& e) {  // its keys are relative to the section
+        for (std::string& k : e.keys) k = t.prefix() + "." + k;
+        throw;
     }
     // Geometry the schema cannot check: a power-of-two number of sets of whole lines.
     for (const auto& [level, c] : {std::pair<const char*, const cache_params&>{"l1d", p.l1d}, {"l2", p.l2}}) {

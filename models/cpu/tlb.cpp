@@ -1,5 +1,7 @@
 #include "models/cpu/tlb.h"
 
+#include "config/config.h"
+
 #include <stdexcept>
 #include <string>
 
@@ -9,21 +11,22 @@ static bool power_of_two(uint64_t x) { return x != 0 && (x & (x - 1)) == 0; }
 constexpr uint64_t table_bytes = 4096;  // one translation table (arm64 4 KiB granule; rounding only on ARMv7)
 
 void check_tlb_params(const tlb_params& p) {
-    auto bad = [](const std::string& m) { throw std::invalid_argument(m); };
-    auto geometry = [&](const char* keys, uint32_t entries, uint32_t ways) {
+    auto bad = [](std::vector<std::string> keys, const std::string& m) { throw param_error(std::move(keys), m); };
+    auto geometry = [&](const char* entries_key, const char* ways_key, uint32_t entries, uint32_t ways) {
         if (entries == 0) return;
         if (ways == 0 || entries % ways != 0 || !power_of_two(entries / ways))
-            bad(std::string(keys) + ": " + std::to_string(entries) + " entries in " + std::to_string(ways) +
-                " ways is not a power-of-two number of sets");
+            bad({entries_key, ways_key}, std::to_string(entries) + " entries in " + std::to_string(ways) +
+                                             " ways is not a power-of-two number of sets");
     };
-    geometry("entries,ways", p.entries, p.ways);
-    geometry("walk_cache_entries,walk_cache_ways", p.walk_cache_entries, p.walk_cache_ways);
-    if (!power_of_two(p.page_bytes) || p.page_bytes < 4096) bad("page_bytes: must be a power of two, at least 4096");
-    if (p.descriptor_bytes != 4 && p.descriptor_bytes != 8) bad("descriptor_bytes: must be 4 or 8");
-    if (p.levels < 1 || p.levels > 4) bad("levels: must be 1 to 4");
+    geometry("entries", "ways", p.entries, p.ways);
+    geometry("walk_cache_entries", "walk_cache_ways", p.walk_cache_entries, p.walk_cache_ways);
+    if (!power_of_two(p.page_bytes) || p.page_bytes < 4096) bad({"page_bytes"}, "must be a power of two, at least 4096");
+    if (p.descriptor_bytes != 4 && p.descriptor_bytes != 8) bad({"descriptor_bytes"}, "must be 4 or 8");
+    if (p.levels < 1 || p.levels > 4) bad({"levels"}, "must be 1 to 4");
     if (p.levels == 1 && p.walk_cache_entries)
-        bad("walk_cache_entries,levels: a walk cache needs two levels or more (a one-level walk reads the leaf "
-            "descriptor only); walk_cache_entries must be 0");
+        bad({"walk_cache_entries", "levels"},
+            "a walk cache needs two levels or more (a one-level walk reads the leaf descriptor only); "
+            "walk_cache_entries must be 0");
 }
 
 // The main TLB and the walk cache are tag-only set-associative arrays: the cache class

@@ -29,9 +29,8 @@ struct tlb_params {
     uint32_t levels = 4;              // table levels a walk from the root reads (arm64 48-bit VA, 4 KiB: 4)
 };
 
-// The geometry checks the schema cannot make; the message starts with the offending keys' last
-// parts, comma-separated (a combination: the caller names the one the user changed), then ": ".
-// Throws std::invalid_argument.
+// The geometry checks the schema cannot make. Throws param_error naming the keys involved
+// relative to the `cpu.tlb` section (a combination: the caller names the one the user changed).
 void check_tlb_params(const tlb_params& p);
 
 class tlb {
