@@ -83,10 +83,27 @@ struct bd {
     uint32_t bufaddr = 0, esc = 0, prot = 0, bdu = 0, ts = 0;
     uint8_t raw[max_bd_bytes] = {};
 
-    static uint16_t le16(const uint8_t* p) { return uint16_t(p[0] | p[1] << 8); }
-    static uint32_t le32(const uint8_t* p) { return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24; }
-    static void put16(uint8_t* p, uint16_t v) { p[0] = uint8_t(v), p[1] = uint8_t(v >> 8); }
-    static void put32(uint8_t* p, uint32_t v) { for (int i = 0; i < 4; ++i) p[i] = uint8_t(v >> (8 * i)); }
+    // Whole-word copies, swapped on a big-endian host: byte by byte, GCC left every descriptor
+    // fetch and write-back a shift and an or per byte.
+    static constexpr bool host_le = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+    static uint16_t le16(const uint8_t* p) {
+        uint16_t v;
+        std::memcpy(&v, p, 2);
+        return host_le ? v : __builtin_bswap16(v);
+    }
+    static uint32_t le32(const uint8_t* p) {
+        uint32_t v;
+        std::memcpy(&v, p, 4);
+        return host_le ? v : __builtin_bswap32(v);
+    }
+    static void put16(uint8_t* p, uint16_t v) {
+        if (!host_le) v = __builtin_bswap16(v);
+        std::memcpy(p, &v, 2);
+    }
+    static void put32(uint8_t* p, uint32_t v) {
+        if (!host_le) v = __builtin_bswap32(v);
+        std::memcpy(p, &v, 4);
+    }
 
     // Layout (fec.h, little-endian): datlen@0 sc@2 bufaddr@4 | esc@8 prot@12 bdu@16 ts@20 res@24.
     void decode(bd_format f) {
