@@ -484,10 +484,6 @@ void enet::bus_error(bool rx, unsigned q, const sc_time& at) {
 // Receive
 // ------------------------------------------------------------------------------------------
 
-uint64_t enet::mac_address() const {
-    return uint64_t(regs_.get(PALR)) << 16 | (regs_.get(PAUR) >> 16);
-}
-
 mib_frame enet::describe(const net::frame& f, bool fcs_appended) const {
     mib_frame m;
     m.bytes = f.size();
@@ -629,24 +625,24 @@ void enet::mac_receive(net::frame_ptr f) {
 }
 
 bool enet::address_accepted(const net::frame& f, bool& miss) {
-    const uint8_t* d = f.data();
-    const bool bc = std::all_of(d, d + net::mac_bytes, [](uint8_t b) { return b == 0xFF; });
+    const uint64_t dst = net::mac48(f.data());
+    const uint32_t rcr = regs_.get(RCR);
+    const bool multicast = (dst >> 40) & 1;
     bool ok;
-    if (bc) {
-        ok = !(regs_.get(RCR) & RCR_BC_REJ);
+    if (dst == net::broadcast_mac) {
+        ok = !(rcr & RCR_BC_REJ);
+    } else if (!multicast && dst == mac_address()) {
+        ok = true;  // the station's own address, whatever the hash filter says
     } else {
         // Hash filter: the 6 upper bits of the (non-inverted) CRC-32 of the destination address
         // (kept for the last address seen: a flow repeats it).
-        uint64_t dst = 0;
-        for (size_t i = 0; i < net::mac_bytes; ++i) dst = dst << 8 | d[i];
-        if (dst != hash_dst_) hash_dst_ = dst, hash_ = (~net::crc32(d, net::mac_bytes)) >> 26;
+        if (dst != hash_dst_) hash_dst_ = dst, hash_ = (~net::crc32(f.data(), net::mac_bytes)) >> 26;
         const uint32_t hash = hash_;
-        const bool multicast = d[0] & 1;
-        const uint32_t hi = regs_.get(multicast ? GAUR : IAUR), lo = regs_.get(multicast ? GALR : IALR);
+        const uint32_t hi = multicast ? regs_.get(GAUR) : regs_.get(IAUR);
+        const uint32_t lo = multicast ? regs_.get(GALR) : regs_.get(IALR);
         ok = hash >= 32 ? (hi >> (hash - 32)) & 1 : (lo >> hash) & 1;
-        if (!multicast) ok = ok || dst == mac_address();
     }
-    if (!ok && (regs_.get(RCR) & RCR_PROM)) miss = ok = true;
+    if (!ok && (rcr & RCR_PROM)) miss = ok = true;
     return ok;
 }
 

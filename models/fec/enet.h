@@ -255,7 +255,7 @@ private:
     void count_mib_tx(const net::frame& f, bool pause);
     // `fcs_appended`: the MAC computed the FCS over these very bytes (no need to check it).
     mib_frame describe(const net::frame& f, bool fcs_appended = false) const;
-    uint64_t mac_address() const;
+    uint64_t mac_address() const { return uint64_t(regs_.get(PALR)) << 16 | (regs_.get(PAUR) >> 16); }
 
     enet_params p_;
     sc_core::sc_time desc_fetch_, data_setup_, writeback_, rx_mac_latency_;

@@ -22,11 +22,6 @@ constexpr size_t header_bytes = 2 * mac_bytes + 2;
 // Source address of PAUSE frames the switch emits: locally administered, port index in the last byte.
 constexpr uint64_t switch_mac_base = 0x02FEC5000000ull;
 
-uint64_t mac48(const uint8_t* b) {
-    uint64_t m = 0;
-    for (size_t i = 0; i < mac_bytes; ++i) m = (m << 8) | b[i];
-    return m;
-}
 uint16_t be16(const uint8_t* b) { return uint16_t(b[0] << 8 | b[1]); }
 bool is_group(uint64_t mac) { return (mac >> 40) & 1; }
 

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -17,6 +18,15 @@ constexpr size_t ifg_bytes = 12;       // minimum inter-frame gap
 constexpr size_t fcs_bytes = 4;
 constexpr size_t min_frame_bytes = 64; // incl. FCS
 constexpr size_t mac_bytes = 6;
+constexpr uint64_t broadcast_mac = 0xFFFFFFFFFFFFull;
+
+// The MAC address at `b` as a number, first byte most significant (the group bit is bit 40):
+// two loads and a byte swap (the switch and the MAC's filter read every frame's addresses).
+inline uint64_t mac48(const uint8_t* b) {
+    uint64_t v = 0;
+    std::memcpy(&v, b, mac_bytes);  // b[0] in the lowest byte on a little-endian host, the highest otherwise
+    return (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? __builtin_bswap64(v) : v) >> 16;
+}
 
 struct frame {
     std::vector<uint8_t> bytes;        // incl. FCS; capacity is kept across reuse

@@ -870,6 +870,44 @@ TEST(enet, address_filter_and_promiscuous_mode) {
     });
 }
 
+// Besides its own address, the filter accepts a unicast or multicast address whose hash bit (the
+// 6 upper bits of the CRC-32 of the address) is set in IAUR/IALR or GAUR/GALR, and broadcast
+// unless RCR.BC_REJ; it refuses the rest.
+TEST(enet, address_filter_hash_tables_and_broadcast) {
+    fresh_simulation();
+    run_bench([](bench& b) {
+        b.restart(8, 2);
+        const uint8_t uni[6] = {0x02, 0, 0, 0, 0, 0x33}, multi[6] = {0x01, 0x00, 0x5E, 0, 0, 0x07};
+        const uint8_t bcast[6] = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
+        auto set_hash_bit = [&b](const uint8_t* mac, uint32_t hi, uint32_t lo) {
+            const uint32_t h = (~net::crc32(mac, 6)) >> 26;
+            b.wr(h >= 32 ? hi : lo, b.rd(h >= 32 ? hi : lo) | 1u << (h % 32));
+        };
+        b.inject(make_frame(64, uni, 1));
+        b.inject(make_frame(64, multi, 2));
+        wait(us1);
+        EXPECT_EQ(b.dut.stats().rx_filtered, 2u);
+        EXPECT_EQ(b.dut.stats().rx_frames, 0u);
+        set_hash_bit(uni, IAUR, IALR);
+        set_hash_bit(multi, GAUR, GALR);
+        b.inject(make_frame(64, uni, 3));
+        b.inject(make_frame(64, multi, 4));
+        b.inject(make_frame(64, dut_mac, 5));
+        b.inject(make_frame(64, bcast, 6));
+        wait(2 * us1);
+        EXPECT_EQ(b.dut.stats().rx_filtered, 2u);
+        EXPECT_EQ(b.dut.stats().rx_frames, 4u);
+        EXPECT_TRUE(b.read_bd(rx_ring_addr + 1 * b.bsz()).sc & BD_ENET_RX_MC);
+        EXPECT_TRUE(b.read_bd(rx_ring_addr + 3 * b.bsz()).sc & BD_ENET_RX_BC);
+        EXPECT_FALSE(b.read_bd(rx_ring_addr + 0 * b.bsz()).sc & (BD_ENET_RX_MISS | BD_ENET_RX_MC | BD_ENET_RX_BC));
+        b.wr(RCR, b.rd(RCR) | RCR_BC_REJ);
+        b.inject(make_frame(64, bcast, 7));
+        wait(us1);
+        EXPECT_EQ(b.dut.stats().rx_filtered, 3u);
+        EXPECT_EQ(b.dut.stats().rx_frames, 4u);
+    });
+}
+
 // A frame the address filter refuses changes nothing but counters: the MAC takes it when it is
 // sent (frame_arriving), without a delivery event, and counts it at its arrival time, as a frame
 // the link delivers then. A frame it accepts, or a PAUSE frame it acts on, is left to the link.
