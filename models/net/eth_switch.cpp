@@ -169,12 +169,14 @@ bool eth_switch::arriving(size_t in, frame_ptr& f, const sc_time& at) {
     if (n < header_bytes + fcs_bytes) return false;
     const uint64_t dst = mac48(f->data()), src = mac48(f->data() + mac_bytes);
     if (be16(f->data() + 2 * mac_bytes) == ethertype_mac_control || (dst & ~0xFull) == link_local_base) return false;
-    if (is_group(src) || is_group(dst) || !learned_until(src, in, at) || !learned_until(dst, out, at)) return false;
+    if (is_group(src) || is_group(dst)) return false;
+    mac_entry* const source = learned_until(src, in, at);
+    if (!source || !learned_until(dst, out, at)) return false;
     if (p_.check_fcs && !fcs_ok(*f)) return false;
     settle(ps);
     const auto [frames, bytes] = queue_at_arrival(ps, at, ps.sent.size());
     if ((p_.queue_frames && frames >= p_.queue_frames) || (p_.queue_bytes && bytes + n > p_.queue_bytes)) return false;
-    table_.find(src)->second.last_seen = at;
+    source->last_seen = at;
     ps.queue_bytes += n;
     ps.stats.max_queue_frames = std::max<uint64_t>(ps.stats.max_queue_frames, frames + 1);
     ps.stats.max_queue_bytes = std::max(ps.stats.max_queue_bytes, bytes + n);
@@ -185,10 +187,11 @@ bool eth_switch::arriving(size_t in, frame_ptr& f, const sc_time& at) {
     return true;
 }
 
-bool eth_switch::learned_until(uint64_t mac, size_t port, const sc_time& at) const {
+eth_switch::mac_entry* eth_switch::learned_until(uint64_t mac, size_t port, const sc_time& at) {
     const auto it = table_.find(mac);
-    return it != table_.end() && it->second.port == port &&
-           (aging_ == sc_core::SC_ZERO_TIME || it->second.last_seen + aging_ >= at);
+    const bool fresh = it != table_.end() && it->second.port == port &&
+                       (aging_ == sc_core::SC_ZERO_TIME || it->second.last_seen + aging_ >= at);
+    return fresh ? &it->second : nullptr;
 }
 
 void eth_switch::count_received(const ahead& a) {

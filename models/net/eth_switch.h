@@ -133,7 +133,8 @@ private:
 
     void receive(size_t in, frame_ptr f);
     bool arriving(size_t in, frame_ptr& f, const sc_core::sc_time& at);
-    bool learned_until(uint64_t mac, size_t port, const sc_core::sc_time& at) const;
+    // The entry of `mac` when it was learned on `port` and has not aged out by `at`, else nullptr.
+    mac_entry* learned_until(uint64_t mac, size_t port, const sc_core::sc_time& at);
     void count_received(const ahead& a);
     void learn(uint64_t mac, size_t port);
     void flood(size_t in, frame_ptr f);
