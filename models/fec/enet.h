@@ -12,6 +12,7 @@
 
 #include "models/accounting.h"
 #include "models/activity.h"
+#include "models/fec/checksum.h"
 #include "models/fec/coalescer.h"
 #include "models/fec/descriptors.h"
 #include "models/fec/mib.h"
@@ -189,13 +190,15 @@ private:
         net::frame_ptr f;
         unsigned ring = 0;
         uint16_t sc_flags = 0;  // MAC status (LG, CR, TR, BC, MC, MISS)
+        bool inspected = false; // l3 holds inspect() of the frame (the MAC's RACC checks made it)
+        l3_info l3;
     };
     struct rx_wb {              // a descriptor waiting for its write-back
         uint64_t addr;
         bd desc;
     };
     void mac_receive(net::frame_ptr f);
-    void rx_fifo_push(net::frame_ptr f, uint16_t sc_flags);
+    void rx_fifo_push(net::frame_ptr f, uint16_t sc_flags, const l3_info* inspected);
     enum class rx_step { written, wait, dropped };  // what became of the FIFO head
     void rx_method();
     void rx_start(sc_core::sc_time delay);

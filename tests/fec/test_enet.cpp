@@ -908,6 +908,40 @@ TEST(enet, address_filter_hash_tables_and_broadcast) {
     });
 }
 
+// The descriptor's IP fields describe the bytes written, whether RACC's checks parsed the frame
+// on arrival or not: a frame truncated at FTRL no longer holds its IP total length (prot 0).
+TEST(enet, rx_descriptor_ip_fields_with_and_without_racc_checks) {
+    for (const uint32_t racc : {RACC_SHIFT16, RACC_SHIFT16 | RACC_IPDIS | RACC_PRODIS}) {
+        SCOPED_TRACE(racc);
+        fresh_simulation();
+        run_bench([racc](bench& b) {
+            auto udp = [](size_t size_with_fcs) {
+                auto f = make_frame(size_with_fcs, dut_mac, 5);
+                const size_t total = f.size() - 14, udp_len = total - 20;
+                std::fill(f.begin() + 14, f.begin() + 42, 0);
+                f[14] = 0x45, f[16] = uint8_t(total >> 8), f[17] = uint8_t(total), f[22] = 64, f[23] = 17;
+                f[26] = 10, f[29] = 1, f[30] = 10, f[33] = 2;  // 10.0.0.1 -> 10.0.0.2
+                f[35] = 9, f[37] = 9, f[38] = uint8_t(udp_len >> 8), f[39] = uint8_t(udp_len);
+                insert_checksums(f.data(), f.size(), true, true);
+                return f;
+            };
+            b.restart(8, 2, racc);
+            b.inject(udp(100));
+            b.inject(udp(2000));  // truncated at FTRL, in two buffers
+            wait(5 * us1);
+            EXPECT_EQ(b.dut.stats().rx_frames, 2u);
+            bd d = b.read_bd(rx_ring_addr);
+            EXPECT_EQ((d.prot >> BD_ENET_RX_PROT_SHIFT) & 0xFF, 17u);
+            EXPECT_EQ(d.prot >> BD_ENET_RX_HL_SHIFT, 5u);
+            EXPECT_FALSE(d.esc & (BD_ENET_RX_ICE | BD_ENET_RX_PCR));
+            d = b.read_bd(rx_ring_addr + 2 * b.bsz());
+            EXPECT_TRUE(d.sc & BD_ENET_RX_LAST);
+            EXPECT_TRUE(d.sc & BD_ENET_RX_TR);
+            EXPECT_EQ(d.prot, 0u);
+        });
+    }
+}
+
 // A frame the address filter refuses changes nothing but counters: the MAC takes it when it is
 // sent (frame_arriving), without a delivery event, and counts it at its arrival time, as a frame
 // the link delivers then. A frame it accepts, or a PAUSE frame it acts on, is left to the link.
