@@ -3,6 +3,7 @@
 // owning model looks registers up by offset; the table knows nothing about the device.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -31,7 +32,12 @@ struct reg {
 
 class reg_table {
 public:
-    explicit reg_table(uint32_t window_bytes) : index_(window_bytes / 4, -1) {}
+    // The index covers the largest window a table serves (the ENET's) at a fixed size, so that
+    // a lookup at a constant offset, as the engines make, is one load and one test.
+    static constexpr uint32_t max_window_bytes = 0x800;
+
+    // Throws std::invalid_argument when `window_bytes` is larger than max_window_bytes.
+    explicit reg_table(uint32_t window_bytes);
 
     // Declares a register; throws std::logic_error on a duplicate or misaligned offset.
     reg& add(const std::string& name, uint32_t offset, uint32_t reset, reg_access access = reg_access::rw,
@@ -39,9 +45,9 @@ public:
 
     // Inline: the engines read several registers per frame.
     __attribute__((always_inline)) reg* find(uint32_t offset) {
-        if (offset % 4 || offset / 4 >= index_.size()) return nullptr;
+        if (offset % 4 || offset / 4 >= max_words) return nullptr;
         const int i = index_[offset / 4];
-        return i < 0 ? nullptr : &regs_[i];
+        return i < 0 ? nullptr : &regs_[size_t(i)];
     }
     __attribute__((always_inline)) const reg* find(uint32_t offset) const {
         return const_cast<reg_table*>(this)->find(offset);
@@ -49,9 +55,8 @@ public:
     // Always inline (as find): the engines call get() with constant offsets, whose checks then
     // fold to an index load (a call per register read cost more than the read).
     __attribute__((always_inline)) reg& at(uint32_t offset) {  // throws std::logic_error when undeclared (a model bug)
-        reg* r = find(offset);
-        if (__builtin_expect(!r, 0)) undeclared(offset);
-        return *r;
+        if (__builtin_expect(offset % 4 || offset / 4 >= max_words || index_[offset / 4] < 0, 0)) undeclared(offset);
+        return regs_[size_t(index_[offset / 4])];
     }
     __attribute__((always_inline)) const reg& at(uint32_t offset) const { return const_cast<reg_table*>(this)->at(offset); }
     __attribute__((always_inline)) uint32_t get(uint32_t offset) const { return at(offset).value; }
@@ -68,8 +73,10 @@ public:
 
 private:
     [[noreturn]] __attribute__((cold, noinline)) static void undeclared(uint32_t offset);
+    static constexpr uint32_t max_words = max_window_bytes / 4;
     std::vector<reg> regs_;
-    std::vector<int> index_;  // offset / 4 -> position in regs_, -1 when none
+    uint32_t words_;                        // the window's, offset / 4 < words_
+    std::array<int16_t, max_words> index_;  // offset / 4 -> position in regs_, -1 when none
 };
 
 }  // namespace fecsim::fec
