@@ -61,12 +61,16 @@ void coherency_checker::attach(core& c) {
 
 uint8_t* coherency_checker::block_flags(uint64_t la, bool create) {
     const uint64_t b = la >> block_shift;
+    recent_block& r = recent_[b & (recent_.size() - 1)];
     auto it = blocks_.find(b);
     if (it == blocks_.end()) {
-        if (!create) return nullptr;
+        if (!create) {
+            r = {b, nullptr};  // maintenance of lines no device touched looks again and again
+            return nullptr;
+        }
         it = blocks_.emplace(b, std::make_unique<uint8_t[]>(size_t{1} << block_shift)).first;
     }
-    recent_[b & (recent_.size() - 1)] = {b, it->second.get()};
+    r = {b, it->second.get()};
     return &it->second[la & ((uint64_t{1} << block_shift) - 1)];
 }
 

@@ -103,7 +103,10 @@ private:
     // The checker's bits of line la; nullptr when its block was never touched and !create.
     uint8_t* line_flags(uint64_t la, bool create) {
         const recent_block& r = recent_[(la >> block_shift) & (recent_.size() - 1)];
-        if (r.block == la >> block_shift) return &r.flags[la & ((uint64_t{1} << block_shift) - 1)];
+        if (r.block == la >> block_shift) {
+            if (r.flags) return &r.flags[la & ((uint64_t{1} << block_shift) - 1)];
+            if (!create) return nullptr;  // known untouched
+        }
         return block_flags(la, create);
     }
     uint8_t* block_flags(uint64_t la, bool create);
@@ -118,12 +121,13 @@ private:
     static constexpr unsigned block_shift = 10;
     std::unordered_map<uint64_t, std::unique_ptr<uint8_t[]>> blocks_;
     // Blocks used recently, direct-mapped by block number (DMA alternates between descriptor
-    // rings and buffers in different blocks): most lookups skip the hash map.
+    // rings and buffers in different blocks, and a page pool's buffers span more than 16 of
+    // them): most lookups skip the hash map.
     struct recent_block {
         uint64_t block = ~0ull;  // no block number has all bits set: empty
-        uint8_t* flags = nullptr;
+        uint8_t* flags = nullptr;  // null: the block was never touched (maintenance looked)
     };
-    std::array<recent_block, 16> recent_{};
+    std::array<recent_block, 256> recent_{};
 
     std::array<uint64_t, kind_count> counts_{};
     uint64_t line_ops_ = 0, wasted_ = 0;
