@@ -93,13 +93,38 @@ private:
     ddr_stats stats_;
 };
 
+// The n bytes at src to dst (apart), inline up to 64 bytes: nearly every access is that small
+// (descriptor fields, descriptors, lines, minimum frames), and memcpy's call and size dispatch
+// cost more than its moves. Two moves of a word no longer than n, one from each end (they
+// overlap when n is not twice the word), cover n up to twice the word.
+template <class word> __attribute__((always_inline)) inline void copy_ends(uint8_t* dst, const uint8_t* src, size_t n) {
+    word head, tail;
+    std::memcpy(&head, src, sizeof head);
+    std::memcpy(&tail, src + n - sizeof tail, sizeof tail);
+    std::memcpy(dst, &head, sizeof head);
+    std::memcpy(dst + n - sizeof tail, &tail, sizeof tail);
+}
+template <size_t n> struct bytes {
+    uint8_t b[n];
+};
+__attribute__((always_inline)) inline void copy_bytes(uint8_t* dst, const uint8_t* src, size_t n) {
+    if (n <= 8) {  // the core's descriptor fields first
+        if (n >= 4) copy_ends<uint32_t>(dst, src, n);
+        else if (n >= 2) copy_ends<uint16_t>(dst, src, n);
+        else if (n == 1) *dst = *src;
+    } else if (n <= 16) copy_ends<uint64_t>(dst, src, n);
+    else if (n <= 32) copy_ends<bytes<16>>(dst, src, n);
+    else if (n <= 64) copy_ends<bytes<32>>(dst, src, n);
+    else std::memcpy(dst, src, n);
+}
+
 // One chunk's part of an access: n bytes at addr, all in addr's chunk. An untouched chunk
 // reads as zeros without being allocated.
 __attribute__((always_inline)) inline void ddr::part(uint64_t addr, uint8_t* data, size_t n, bool write) {
     const uint64_t off = addr % chunk_bytes;
     uint8_t* c = chunks_[addr / chunk_bytes].get();
-    if (write) std::memcpy((c ? c : chunk(addr / chunk_bytes)) + off, data, n);  // chunk(): the first write
-    else if (c) std::memcpy(data, c + off, n);
+    if (write) copy_bytes((c ? c : chunk(addr / chunk_bytes)) + off, data, n);  // chunk(): the first write
+    else if (c) copy_bytes(data, c + off, n);
     else std::memset(data, 0, n);
 }
 
