@@ -45,7 +45,8 @@ void ddr::poke(uint64_t addr, const void* src, size_t len) {
     parts(addr, static_cast<uint8_t*>(const_cast<void*>(src)), len, true);  // a write only reads src
 }
 
-// A request arriving before the latest end booked so far: it waits for whatever occupies the
+// A request arriving before the busy span (so before the latest end booked so far, with a gap
+// on the bus in between or not known to have none): it waits for whatever occupies the
 // bus at its start time, until nothing does. One pass in start order suffices: a booking passed
 // over ended before the start, which only grows. Bookings that start later stay where they are
 // (they were answered already). A booking that started more than the longest transfer before the
@@ -61,6 +62,9 @@ sc_time ddr::book_behind(const sc_time& arrival, const sc_time& transfer) {
     for (; it != booked_.end() && it->start <= start; ++it)
         if (it->end > start) start = it->end;
     booked_.insert(it, booking{start, start + transfer});  // it: the first starting later
+    // A transfer from before the busy span into it extends the span back to its start (start is
+    // before the span: the pass stops where no transfer holds the bus).
+    if (start < busy_from_ && start + transfer >= busy_from_) busy_from_ = start;
     return start;
 }
 

@@ -68,8 +68,8 @@ private:
     void parts(uint64_t addr, uint8_t* data, size_t len, bool write);
     void part(uint64_t addr, uint8_t* data, size_t n, bool write);
     uint8_t* chunk(uint64_t index);
-    // access(): the start of a request that arrives before the latest end booked so far, booked
-    // in start order; and the removal of the first bookings that ended by now.
+    // access(): the start of a request that arrives before the busy span up to the latest end
+    // booked so far, booked in start order; and the removal of the first bookings that ended by now.
     sc_core::sc_time book_behind(const sc_core::sc_time& arrival, const sc_core::sc_time& transfer);
     void drop_ended(const sc_core::sc_time& now);
 
@@ -89,6 +89,10 @@ private:
     size_t trim_at_ = trim_every;            // booked_'s size at which drop_ended() runs next
     sc_core::sc_time longest_;     // the longest transfer booked so far
     sc_core::sc_time latest_end_;  // the latest end of any transfer booked so far
+    // The bus is busy without a gap from here to latest_end_: every instant in between lies in a
+    // booked transfer (the ones dropped ended before SystemC time, before any arrival). A request
+    // arriving in the span waits until latest_end_, which is what book_behind's pass would find.
+    sc_core::sc_time busy_from_;
     std::vector<std::unique_ptr<uint8_t[]>> chunks_;  // allocated on first touch
     ddr_stats stats_;
 };
@@ -159,11 +163,17 @@ __attribute__((always_inline)) inline sc_core::sc_time ddr::access(const sc_core
     const sc_time& now = sim_time();
     if (latest_end_ <= now) booked_.clear(), trim_at_ = trim_every;
     else if (booked_.size() >= trim_at_) drop_ended(now);
-    sc_time start = arrival;
-    // Every transfer booked so far ended by the arrival (and started before it): the bus is free,
-    // and the booking goes last in start order. Most accesses take this path.
-    if (latest_end_ <= arrival) booked_.push_back(booking{start, start + transfer});
-    else start = book_behind(arrival, transfer);
+    // The bus is free at the arrival (every transfer booked so far ended by then), or busy without
+    // a gap from the arrival to the latest end booked: either way the request starts at the later
+    // of the two, and its booking goes last in start order, without a search. Most take this path.
+    sc_time start;
+    if (latest_end_ <= arrival || busy_from_ <= arrival) {
+        if (latest_end_ < arrival) busy_from_ = arrival;  // after a gap the busy span starts anew
+        start = std::max(arrival, latest_end_);
+        booked_.push_back(booking{start, start + transfer});
+    } else {
+        start = book_behind(arrival, transfer);
+    }
     const sc_time end = start + transfer;
     longest_ = std::max(longest_, transfer);
     latest_end_ = std::max(latest_end_, end);
