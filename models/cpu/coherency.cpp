@@ -74,19 +74,14 @@ uint8_t* coherency_checker::block_flags(uint64_t la, bool create) {
     return &it->second[la & ((uint64_t{1} << block_shift) - 1)];
 }
 
-void coherency_checker::device_access(bool write, uint64_t a, size_t len, const sc_core::sc_time& t,
-                                      bool cacheable) {
-    if (len == 0 || cores_.empty() || !observes_device()) return;
+void coherency_checker::device_access_cached(bool write, uint64_t a, size_t len, const sc_core::sc_time& t,
+                                             bool cacheable) {
     const uint64_t first = a >> shift_, last = (a + len - 1) >> shift_;
     if (p_.dma_coherent) {  // the interconnect snoops: a device write invalidates CPU copies
         if (write && cacheable)
             for (uint64_t la = first; la <= last; ++la)
                 for (cache* k : caches_)
                     if (cache::line* e = k->find(la)) k->invalidate(e);
-        return;
-    }
-    if (!cacheable) {  // no cache holds these lines: nothing to compare
-        for (uint64_t la = first; la <= last; ++la) *line_flags(la, true) |= cache::touched;
         return;
     }
     uint64_t dirty_lo = ~0ull, dirty_hi = 0;
