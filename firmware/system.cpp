@@ -64,7 +64,7 @@ linux_system::linux_system(cpu::core_api& core, const system_params& p, cpu::tim
     // A check of one configuration key: the platform reports it against that key.
     auto bad_key = [](const char* key, const std::string& m) { throw param_error(key, m); };
     if (p_.fecs.empty()) bad("linux_system: no FEC instance");
-    if (p_.mem.dram_size < 16 * PAGE_SIZE)
+    if (p_.mem.dram.empty() || p_.mem.dram.front().size < 16 * PAGE_SIZE)
         throw memory_exhausted(memory_exhausted::pool::dram, "the cacheable DRAM range is too small for the kernel");
     if (p_.mem.coherent_size == 0) throw memory_exhausted(memory_exhausted::pool::coherent, "no coherent DMA pool");
     xdp::check_prog_name(p_.xdp_prog);

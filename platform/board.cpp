@@ -166,10 +166,10 @@ void board::build_firmware(const config& cfg, const board_software& sw) {
         if (kernel_memory && armv7 && r.base + r.size > firmware::kernel::DMA_ZONE_LIMIT)
             throw cfg.error_at("/mem/regions/" + std::to_string(i),
                                "region '" + r.name + "' ends above 4 GiB, which an ARMv7 kernel without LPAE cannot map");
-        if (kernel_memory && p.mem.dram_size) p.mem.more_dram.push_back({r.base, r.size, size_key});
-        if (kernel_memory && !p.mem.dram_size)
-            p.mem.dram_base = r.base, p.mem.dram_size = r.size, p.mem.dram_size_key = size_key,
-            dram_region_ = size_pointer;
+        if (kernel_memory) {
+            if (p.mem.dram.empty()) dram_region_ = size_pointer;
+            p.mem.dram.push_back({r.base, r.size, size_key});
+        }
         if (r.target == "ddr" && r.attr == mem::mem_attr::normal_noncacheable && !p.mem.coherent_size) {
             // The rings live there and their registers take 32-bit addresses: dma_alloc_coherent
             // allocates within the FEC's coherent DMA mask, so the pool cannot lie above it.
@@ -181,7 +181,7 @@ void board::build_firmware(const config& cfg, const board_software& sw) {
         }
         if (r.target == "fec0") eth0.hw.regs = r.base;
     }
-    if (!p.mem.dram_size) throw cfg.error_at("/mem/regions", "no normal_cacheable DDR range for the kernel's memory");
+    if (p.mem.dram.empty()) throw cfg.error_at("/mem/regions", "no normal_cacheable DDR range for the kernel's memory");
     if (!p.mem.coherent_size)
         throw cfg.error_at("/mem/regions", "no normal_noncacheable DDR range for dma_alloc_coherent");
     if (!eth0.hw.regs) throw cfg.error_at("/mem/regions", "no range maps the FEC registers (target fec0)");

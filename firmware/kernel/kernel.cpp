@@ -259,10 +259,9 @@ namespace {
 // pages below in ZONE_DMA32 and those above in ZONE_NORMAL, which the zonelist serves first and
 // whose top the swiotlb pool cannot take. Each part is a zone here.
 std::vector<page_allocator::range> dram_ranges(const kernel_memory& mem) {
-    std::vector<page_allocator::range> ranges{{mem.dram_base, mem.dram_size, mem.dram_size_key}}, zones;
-    ranges.insert(ranges.end(), mem.more_dram.begin(), mem.more_dram.end());
+    std::vector<page_allocator::range> zones;
     constexpr addr_t limit = kernel::DMA_ZONE_LIMIT;
-    for (const page_allocator::range& r : ranges) {
+    for (const page_allocator::range& r : mem.dram) {
         if (r.base < limit && r.size > limit - r.base) {
             zones.push_back({r.base, limit - r.base, r.size_key});
             zones.push_back({limit, r.size - (limit - r.base), r.size_key});

@@ -166,12 +166,11 @@ private:
 };
 
 struct kernel_memory {
-    addr_t dram_base = 0;      // cacheable DRAM managed by the page allocator
-    uint64_t dram_size = 0;
-    std::string dram_size_key;  // as page_allocator::range::size_key
+    // Cacheable DRAM managed by the page allocator, a zone per range; the first is the one the
+    // kernel's own needs are checked against.
+    std::vector<page_allocator::range> dram;
     addr_t coherent_base = 0;  // non-cacheable pool for dma_alloc_coherent
     uint64_t coherent_size = 0;
-    std::vector<page_allocator::range> more_dram;  // further cacheable DRAM ranges, a zone each
     unsigned possible_cpus = 1;                     // swiotlb's areas (rounded up to a power of 2)
     uint64_t swiotlb_bytes = 64ull << 20;           // IO_TLB_DEFAULT_SIZE (the swiotlb= boot parameter)
 };

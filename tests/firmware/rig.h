@@ -70,7 +70,7 @@ inline std::string costs_with_dearer(const std::string& key) {
 // The bench's DRAM window and coherent pool, with `dram_size` bytes of DRAM.
 inline kernel_memory test_memory(uint64_t dram_size = DRAM_SIZE) {
     kernel_memory m;
-    m.dram_base = DRAM, m.dram_size = dram_size;
+    m.dram = {{DRAM, dram_size}};
     m.coherent_base = POOL, m.coherent_size = POOL_SIZE;
     return m;
 }
@@ -114,7 +114,6 @@ struct rig {
 
     explicit rig(const std::function<void(system_params&)>& customize = {}, uint32_t line = 64, bool outer = false)
         : core(line, outer), p(default_params()) {
-        core.add_region(DRAM, DRAM_SIZE, fake_core::attr::cacheable);
         core.add_region(POOL, POOL_SIZE, fake_core::attr::noncacheable);
         core.add_region(REGS, REGS_SIZE, fake_core::attr::device);
         core.set_w1c(REGS + FEC_IEVENT);
@@ -124,7 +123,7 @@ struct rig {
             if (user_hook) user_hook(a, v);
         };
         if (customize) customize(p);
-        for (const auto& r : p.mem.more_dram) core.add_region(r.base, r.size, fake_core::attr::cacheable);
+        for (const auto& r : p.mem.dram) core.add_region(r.base, r.size, fake_core::attr::cacheable);
         sys = std::make_unique<linux_system>(core, p, &timer);
     }
 

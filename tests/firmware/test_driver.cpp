@@ -485,7 +485,7 @@ TEST(fec_driver, rx_buffers_above_4g_are_bounced) {
                 p.xdp_prog = "none";
                 p.driver.rx_buffers = mode;
                 p.stack.sink = stack_sink::udp_socket;
-                if (high) p.mem.more_dram = {{HIGH_DRAM, HIGH_DRAM_SIZE}}, p.mem.swiotlb_bytes = SMALL_SWIOTLB;
+                if (high) p.mem.dram.push_back({HIGH_DRAM, HIGH_DRAM_SIZE}), p.mem.swiotlb_bytes = SMALL_SWIOTLB;
             });
             r.boot();
             const auto* tlb = r.sys->kern().io_tlb.get();

@@ -34,7 +34,7 @@ struct high_dram_bench {
         core.add_region(POOL, POOL_SIZE, fake_core::attr::noncacheable);
         core.add_region(HIGH_DRAM, HIGH_DRAM_SIZE, fake_core::attr::cacheable);
         kernel_memory mem = test_memory();
-        mem.more_dram = {{HIGH_DRAM, HIGH_DRAM_SIZE}};
+        mem.dram.push_back({HIGH_DRAM, HIGH_DRAM_SIZE});
         mem.possible_cpus = 4;
         mem.swiotlb_bytes = SMALL_SWIOTLB;
         k = std::make_unique<kernel>(core, costs, arch_flavour::arm64, mem);
@@ -554,7 +554,7 @@ TEST(swiotlb, pages_come_from_the_high_zone_first_then_the_low_one) {
         EXPECT_EQ(low.k->io_tlb, nullptr);  // all DRAM below 4 GiB: no swiotlb
         fake_core c2;
         kernel_memory mem = test_memory();
-        mem.more_dram = {{HIGH_DRAM, HIGH_DRAM_SIZE}};
+        mem.dram.push_back({HIGH_DRAM, HIGH_DRAM_SIZE});
         EXPECT_THROW(kernel(c2, b.costs, arch_flavour::armv7_pl310, mem), std::invalid_argument);
     });
 }
@@ -570,7 +570,7 @@ TEST(swiotlb, a_range_across_4_gib_is_a_zone_on_each_side) {
         core.add_region(POOL, POOL_SIZE, fake_core::attr::noncacheable);
         const cost_table costs = cost_table::load(costs_path());
         kernel_memory mem = test_memory();
-        mem.dram_base = across, mem.dram_size = across_size;
+        mem.dram = {{across, across_size}};
         mem.swiotlb_bytes = SMALL_SWIOTLB;
         kernel k(core, costs, arch_flavour::arm64, mem);
         ASSERT_NE(k.io_tlb, nullptr);
