@@ -251,6 +251,32 @@ TEST(coherency, wasted_line_ops_survive_eviction_of_the_touched_line) {
     EXPECT_EQ(b.checker.wasted_line_ops(), 1u);
 }
 
+// The checker keeps the blocks (64 KiB) it looked up last in a direct-mapped table, a block no
+// device or core touched included: two blocks 256 apart share a slot, and neither lends the
+// other its lines' bits, nor does a block remembered as untouched stay so once a device writes it.
+TEST(coherency, wasted_line_ops_of_two_blocks_sharing_a_recent_slot) {
+    fresh_simulation();
+    cpu_bench b;
+    const uint64_t a = dram_base + 0x100000, other = a + (256u << 16);  // the same slot
+    std::vector<uint64_t> wasted;
+    run(b, [&](core_api& c) {
+        const uint32_t v = 1;
+        auto clean = [&](uint64_t at) {
+            c.dc_cvac(at);
+            wasted.push_back(b.checker.wasted_line_ops());
+        };
+        clean(a);                  // untouched: wasted, and the block remembered as such
+        b.dma_write(other, &v, 4);
+        clean(a);                  // still untouched (the same line of the other block was written): wasted
+        clean(other);              // written by the device: not wasted
+        b.dma_write(a, &v, 4);
+        clean(a);                  // written by the device since: not wasted
+        clean(other);              // cleaned since the device wrote it: wasted
+    });
+    EXPECT_EQ(wasted, (std::vector<uint64_t>{1, 2, 2, 2, 3}));
+    EXPECT_EQ(b.checker.line_ops(), 5u);
+}
+
 // The checker looks up the caches only for device accesses to cacheable ranges: it relies on
 // the cores never holding a line of a non-cacheable one, whatever the CPU does there.
 TEST(coherency, cores_hold_no_line_of_a_non_cacheable_range) {
