@@ -103,9 +103,12 @@ public:
     explicit udp_peer(uint16_t port = 0) {
         fd_ = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);  // not inherited by fecsim
         // fecsim sends a burst back as fast as it arrives; 100 frames of the sizes frames.py
-        // makes fill the default 208 KiB while the reader thread waits for a core.
+        // makes fill the default 208 KiB while the reader thread waits for a core. SO_RCVBUF is
+        // capped by net.core.rmem_max (a stock 208 KiB cap still grants twice the default);
+        // SO_RCVBUFFORCE, where the process may use it, is not.
         const int rcvbuf = 1 << 20;
-        ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+        if (::setsockopt(fd_, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof rcvbuf) != 0)
+            ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
         sockaddr_in a = address(port);
         if (::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) ADD_FAILURE() << "bind " << port;
         socklen_t len = sizeof a;
