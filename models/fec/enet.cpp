@@ -609,12 +609,10 @@ void enet::mac_receive(net::frame_ptr f) {
         return;
     }
     if (!(flags & (BD_ENET_RX_CR | BD_ENET_RX_LG))) mib_.count_rx_ok(m);
-    l3_info l3;
-    bool inspected = false;
+    std::optional<l3_info> l3;
     if (racc & (RACC_IPDIS | RACC_PRODIS)) {
         l3 = inspect(f->data(), f->size() - net::fcs_bytes);
-        inspected = true;
-        if (((racc & RACC_IPDIS) && l3.ip_header_error) || ((racc & RACC_PRODIS) && l3.protocol_error)) {
+        if (((racc & RACC_IPDIS) && l3->ip_header_error) || ((racc & RACC_PRODIS) && l3->protocol_error)) {
             ++stats_.rx_filtered;
             return;
         }
@@ -623,9 +621,9 @@ void enet::mac_receive(net::frame_ptr f) {
     if (f->size() > ftrl) {
         f->bytes.resize(ftrl);
         flags |= BD_ENET_RX_TR | BD_ENET_RX_LG;
-        inspected = false;  // the descriptor describes the truncated bytes
+        l3.reset();  // the descriptor describes the truncated bytes
     }
-    rx_fifo_push(std::move(f), flags, inspected ? &l3 : nullptr);
+    rx_fifo_push(std::move(f), flags, l3);
 }
 
 bool enet::address_accepted(const net::frame& f, bool& miss) {
@@ -678,7 +676,7 @@ unsigned enet::classify(const net::frame& f) {
 }
 
 // RAFL keeps that many words free: a frame that would eat into them overflows the FIFO.
-void enet::rx_fifo_push(net::frame_ptr f, uint16_t flags, const l3_info* inspected) {
+void enet::rx_fifo_push(net::frame_ptr f, uint16_t flags, const std::optional<l3_info>& l3) {
     const size_t reserve = size_t(regs_.get(RAFL) & RAFL_WORDS_MASK) * fifo_word_bytes;
     const size_t room = p_.rx_fifo_bytes > reserve ? p_.rx_fifo_bytes - reserve : 0;
     if (rx_level_ + f->size() > room || rx_count_ == rx_fifo_.size()) {
@@ -693,8 +691,7 @@ void enet::rx_fifo_push(net::frame_ptr f, uint16_t flags, const l3_info* inspect
     e.f = std::move(f);
     e.ring = q;
     e.sc_flags = flags;
-    e.inspected = inspected;
-    if (inspected) e.l3 = *inspected;
+    e.l3 = l3;
     stats_.rx_fifo_peak_bytes = std::max<uint64_t>(stats_.rx_fifo_peak_bytes, rx_level_);
     if (!rx_busy_) rx_start(SC_ZERO_TIME);
     else evaluate_flow_control();
@@ -769,7 +766,7 @@ enet::rx_step enet::rx_dma_frame(rx_entry& e, sc_time& delay) {
     std::memcpy(rx_scratch_.data() + shift, f.data(), f.size());
     l3_info l3;
     if (fmt == bd_format::enhanced)
-        l3 = e.inspected ? e.l3 : inspect(f.data(), f.size() >= net::fcs_bytes ? f.size() - net::fcs_bytes : 0);
+        l3 = e.l3 ? *e.l3 : inspect(f.data(), f.size() >= net::fcs_bytes ? f.size() - net::fcs_bytes : 0);
 
     size_t off = 0;
     for (size_t i = 0; i < nbd; ++i) {

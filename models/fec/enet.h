@@ -30,6 +30,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace fecsim {
@@ -190,15 +191,14 @@ private:
         net::frame_ptr f;
         unsigned ring = 0;
         uint16_t sc_flags = 0;  // MAC status (LG, CR, TR, BC, MC, MISS)
-        bool inspected = false; // l3 holds inspect() of the frame (the MAC's RACC checks made it)
-        l3_info l3;
+        std::optional<l3_info> l3;  // inspect() of the frame, when the MAC's RACC checks made it
     };
     struct rx_wb {              // a descriptor waiting for its write-back
         uint64_t addr;
         bd desc;
     };
     void mac_receive(net::frame_ptr f);
-    void rx_fifo_push(net::frame_ptr f, uint16_t sc_flags, const l3_info* inspected);
+    void rx_fifo_push(net::frame_ptr f, uint16_t sc_flags, const std::optional<l3_info>& l3);
     enum class rx_step { written, wait, dropped };  // what became of the FIFO head
     void rx_method();
     void rx_start(sc_core::sc_time delay);
