@@ -159,13 +159,12 @@ void board::build_firmware(const config& cfg, const board_software& sw) {
     const bool armv7 = cfg.view("cpu").boolean("outer_cache.enabled");
     for (size_t i = 0; i < regions_.size(); ++i) {
         const mem::region& r = regions_[i];
-        const std::string size_pointer = "/mem/regions/" + std::to_string(i) + "/size_bytes";
+        const std::string where = "/mem/regions/" + std::to_string(i), size_pointer = where + "/size_bytes";
         const std::string size_key = "mem.regions." + std::to_string(i) + ".size_bytes";
         const bool kernel_memory =
             r.target == "ddr" && r.attr == mem::mem_attr::normal_cacheable && r.name != page_tables_region;
         if (kernel_memory && armv7 && r.base + r.size > firmware::kernel::DMA_ZONE_LIMIT)
-            throw cfg.error_at("/mem/regions/" + std::to_string(i),
-                               "region '" + r.name + "' ends above 4 GiB, which an ARMv7 kernel without LPAE cannot map");
+            throw cfg.error_at(where, "region '" + r.name + "' ends above 4 GiB, which an ARMv7 kernel without LPAE cannot map");
         if (kernel_memory) {
             if (p.mem.dram.empty()) dram_region_ = size_pointer;
             p.mem.dram.push_back({r.base, r.size, size_key});
@@ -174,9 +173,9 @@ void board::build_firmware(const config& cfg, const board_software& sw) {
             // The rings live there and their registers take 32-bit addresses: dma_alloc_coherent
             // allocates within the FEC's coherent DMA mask, so the pool cannot lie above it.
             if (r.base + r.size > firmware::dma_device::DMA_MASK + 1)
-                throw cfg.error_at("/mem/regions/" + std::to_string(i),
-                                   "region '" + r.name + "' (dma_alloc_coherent's memory) ends above 4 GiB, beyond the "
-                                                         "FEC's 32-bit DMA mask");
+                throw cfg.error_at(where, "region '" + r.name +
+                                              "' (dma_alloc_coherent's memory) ends above 4 GiB, beyond the FEC's "
+                                              "32-bit DMA mask");
             p.mem.coherent_base = r.base, p.mem.coherent_size = r.size, coherent_region_ = size_pointer;
         }
         if (r.target == "fec0") eth0.hw.regs = r.base;
