@@ -404,10 +404,14 @@ void enet::schedule_eir(uint32_t bits, const sc_time& at) {
     irq_ev_.notify(at - sim_time());  // an earlier notification replaces a later one
 }
 
+// The coalescing timer's deadline is notified when the timer is armed; while it stays armed,
+// irq_ev_ keeps a notification no later than it (irq_method notifies it again whenever it runs
+// before it), so the frames counted after the first notify nothing (SystemC would ignore it).
 void enet::frame_interrupt(bool rx, unsigned q, const sc_time& at) {
     coalescer& c = rx ? rx_ic_[q] : tx_ic_[q];
+    const bool was_armed = c.timer_armed();
     if (c.frame_done(at)) schedule_eir(rx ? rxf_bit[q] : txf_bit[q], at);
-    else if (c.timer_armed()) irq_ev_.notify(std::max(c.deadline() - sim_time(), SC_ZERO_TIME));
+    else if (!was_armed && c.timer_armed()) irq_ev_.notify(std::max(c.deadline() - sim_time(), SC_ZERO_TIME));
 }
 
 // Raises delayed interrupts and expired coalescing timers.
