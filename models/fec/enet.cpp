@@ -83,8 +83,7 @@ enet::enet(sc_core::sc_module_name name, const enet_params& p, activity& board)
     if (p.desc_fetch_ns < 0 || p.data_setup_ns < 0 || p.writeback_ns < 0 || p.rx_mac_latency_ns < 0)
         throw std::invalid_argument("enet: DMA step overheads must be >= 0");
 
-    regs.register_b_transport(this, &enet::b_transport);
-    regs.register_transport_dbg(this, &enet::transport_dbg);
+    regs.bind(*this);
     for (auto& line : irq) line.initialize(false);
 
     // Fixed-capacity queues: no allocation per frame in steady state.
@@ -281,6 +280,20 @@ unsigned enet::transport_dbg(tlm::tlm_generic_payload& gp) {
     if (!regs_.read(uint32_t(gp.get_address()), v)) return 0;
     std::memcpy(gp.get_data_ptr(), &v, 4);
     return 4;
+}
+
+tlm::tlm_sync_enum enet::nb_transport_fw(tlm::tlm_generic_payload& gp, tlm::tlm_phase&, sc_time&) {
+    gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    return tlm::TLM_COMPLETED;
+}
+
+// No DMI to registers: the whole address space is refused, as a callback socket without a DMI
+// callback answers.
+bool enet::get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi& dmi) {
+    dmi.allow_read_write();
+    dmi.set_start_address(0);
+    dmi.set_end_address(~sc_dt::uint64(0));
+    return false;
 }
 
 void enet::write_ecr(uint32_t old) {

@@ -26,7 +26,6 @@
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 
 #include <array>
 #include <cstdint>
@@ -122,9 +121,13 @@ struct enet_stats {
     uint64_t rx_in_flight_start = 0, tx_in_flight_start = 0;
 };
 
-class enet : public sc_core::sc_module, public net::eth_sink, public deferred_step {
+// The ENET is its own register target: the router's call reaches b_transport in one virtual
+// call (a callback socket adds a second hop to every register access). Blocking and debug
+// transport only; a non-blocking call is refused, DMI is not offered.
+class enet : public sc_core::sc_module, public net::eth_sink, public deferred_step,
+             private tlm::tlm_fw_transport_if<> {
 public:
-    tlm_utils::simple_target_socket<enet> regs;
+    tlm::tlm_target_socket<> regs;
     tlm_utils::simple_initiator_socket<enet> dma;
     sc_core::sc_out<bool> irq[max_irq_lines];
 
@@ -170,8 +173,11 @@ public:
 private:
     // ---- registers -------------------------------------------------------------------------
     void declare_registers();
-    void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
-    unsigned transport_dbg(tlm::tlm_generic_payload& gp);
+    void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) override;
+    unsigned transport_dbg(tlm::tlm_generic_payload& gp) override;
+    tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase,
+                                       sc_core::sc_time& delay) override;
+    bool get_direct_mem_ptr(tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi) override;
     void write_ecr(uint32_t old);
     void write_rdar(unsigned ring, reg& r);
     void write_tdar(unsigned ring, reg& r);
