@@ -5,11 +5,6 @@
 
 namespace fecsim::net {
 
-frame_pool& frame_pool::instance() {
-    static frame_pool pool;
-    return pool;
-}
-
 frame_pool::ptr frame_pool::get(size_t size) {
     frame* f;
     if (free_.empty()) {

@@ -47,7 +47,11 @@ public:
     };
     using ptr = std::unique_ptr<frame, deleter>;
 
-    static frame_pool& instance();
+    // Inline: every frame taken and every frame given back asks for it.
+    static frame_pool& instance() {
+        static frame_pool pool;
+        return pool;
+    }
     // A frame of `size` bytes (contents unspecified) with a fresh id.
     ptr get(size_t size = 0);
     size_t allocated() const { return all_.size(); }
