@@ -949,7 +949,10 @@ bool enet::tx_fetch_ring(unsigned q, tx_entry& e, sc_time& delay) {
     const sc_time now = sim_time();
     const bd_format fmt = format();
     const size_t bsz = bd_bytes(fmt);
-    net::frame_ptr f = net::frame_pool::instance().get(0);
+    // The frame is numbered at its first descriptor read, where the uDMA starts it, and taken
+    // from the pool once a descriptor is ready: half the reads find the ring empty.
+    const uint64_t id = net::frame_pool::instance().take_id();
+    net::frame_ptr f;
     e.bds.clear();
     uint64_t a = tx_ptr_[q];
     for (;;) {
@@ -966,6 +969,7 @@ bool enet::tx_fetch_ring(unsigned q, tx_entry& e, sc_time& delay) {
             regs_.set(tdar_off[q], 0);
             return false;
         }
+        if (!f) f = net::frame_pool::instance().get(0, id);
         if (d.datlen) {
             delay += data_setup_;
             const size_t old = f->size();

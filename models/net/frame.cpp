@@ -5,7 +5,7 @@
 
 namespace fecsim::net {
 
-frame_pool::ptr frame_pool::get(size_t size) {
+frame_pool::ptr frame_pool::get(size_t size, uint64_t id) {
     frame* f;
     if (free_.empty()) {
         all_.push_back(std::make_unique<frame>());
@@ -16,7 +16,7 @@ frame_pool::ptr frame_pool::get(size_t size) {
         free_.pop_back();
     }
     f->bytes.resize(size);
-    f->id = next_id_++;
+    f->id = id;
     f->created = sc_core::SC_ZERO_TIME;
     return ptr(f);
 }

@@ -53,7 +53,11 @@ public:
         return pool;
     }
     // A frame of `size` bytes (contents unspecified) with a fresh id.
-    ptr get(size_t size = 0);
+    ptr get(size_t size = 0) { return get(size, take_id()); }
+    // A fresh id, for a model that numbers a frame where it starts one, before it knows whether
+    // it needs the frame (get(size, id) then, or never).
+    uint64_t take_id() { return next_id_++; }
+    ptr get(size_t size, uint64_t id);
     size_t allocated() const { return all_.size(); }
     size_t available() const { return free_.size(); }
 
