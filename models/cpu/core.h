@@ -91,7 +91,9 @@ struct core_stats {
     uint64_t walk_reads = 0;        // descriptors those walks read (through L1/L2)
 };
 
-class core final : public sc_core::sc_module, public core_api {
+// core_api first: the firmware's calls through it land on the core's functions without a
+// this-adjusting thunk (sc_module first made every call one more jump).
+class core final : public core_api, public sc_core::sc_module {
 public:
     tlm_utils::simple_initiator_socket<core> socket;  // bound to map's `in` by the constructor
     sc_core::sc_vector<sc_core::sc_in<bool>> irq;     // params.irq_lines; unbound lines read low
