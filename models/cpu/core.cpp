@@ -296,7 +296,8 @@ void core::read(addr_t a, void* dst, size_t len) {
         break;
     case mem::mem_attr::normal_noncacheable:
         ++stats_.uncached_reads;
-        uncached_read(r, a, dst, len);
+        if (within_line(a, len)) uncached_burst(r, a, dst, len);  // a descriptor field: nearly every read
+        else uncached_read(r, a, dst, len);
         break;
     case mem::mem_attr::device: {
         ++stats_.mmio_reads;
@@ -320,11 +321,8 @@ void core::store(addr_t a, const void* src, size_t len) {
         break;
     case mem::mem_attr::normal_noncacheable:
         ++stats_.uncached_writes;
-        for (size_t off = 0; off < len;) {  // one write-buffer entry per line-sized burst
-            const size_t n = std::min<size_t>(len - off, p_.line_bytes - ((a + off) & (p_.line_bytes - 1)));
-            posted_write(r, a + off, static_cast<const uint8_t*>(src) + off, n, cost::uncached);
-            off += n;
-        }
+        if (within_line(a, len)) posted_write(r, a, src, len, cost::uncached);  // a descriptor field: nearly every store
+        else posted_lines(r, a, src, len);
         break;
     case mem::mem_attr::device:
         ++stats_.mmio_writes;
@@ -364,7 +362,7 @@ __attribute__((noinline)) void core::touch_uncached(const mem::region& r, addr_t
             posted_write(r, a + off, scratch_.data(), n, cost::uncached);
         } else {
             ++stats_.uncached_reads;
-            uncached_read(r, a + off, scratch_.data(), n);
+            uncached_burst(r, a + off, scratch_.data(), n);
         }
         off += n;
     }
@@ -745,14 +743,18 @@ __attribute__((always_inline)) inline sc_time core::bus(const mem::region* r, tl
 }
 
 // Normal non-cacheable reads stall for the whole round trip, one burst per line-sized piece.
-// Inline in read (the driver's descriptor reads), as cached_access.
-__attribute__((always_inline)) inline void core::uncached_read(const mem::region& r, addr_t a, void* dst,
-                                                               size_t len) {
+// A burst is inline in read (the driver's descriptor reads, within a line), as cached_access;
+// an access crossing lines takes the loop out of line.
+__attribute__((always_inline)) inline void core::uncached_burst(const mem::region& r, addr_t a, void* dst,
+                                                                size_t n) {
+    const sc_time local = qk_.get_local_time();
+    charge(cost::uncached, bus(&r, tlm::TLM_READ_COMMAND, a, dst, n, local) - local);
+}
+
+__attribute__((noinline)) void core::uncached_read(const mem::region& r, addr_t a, void* dst, size_t len) {
     for (size_t off = 0; off < len;) {
         const size_t n = std::min<size_t>(len - off, p_.line_bytes - ((a + off) & (p_.line_bytes - 1)));
-        const sc_time local = qk_.get_local_time();
-        charge(cost::uncached,
-               bus(&r, tlm::TLM_READ_COMMAND, a + off, static_cast<uint8_t*>(dst) + off, n, local) - local);
+        uncached_burst(r, a + off, static_cast<uint8_t*>(dst) + off, n);
         off += n;
     }
 }
@@ -779,6 +781,16 @@ __attribute__((always_inline)) inline void core::posted_write(const mem::region&
     wbuf_[tail < wbuf_.size() ? tail : tail - wbuf_.size()] = done;
     posted_done_ = std::max(posted_done_, done);
     charge(c, posted_);
+}
+
+// An uncached store crossing lines: one write-buffer entry per line-sized burst (out of store's
+// way, as uncached_read is out of read's).
+__attribute__((noinline)) void core::posted_lines(const mem::region& r, addr_t a, const void* src, size_t len) {
+    for (size_t off = 0; off < len;) {
+        const size_t n = std::min<size_t>(len - off, p_.line_bytes - ((a + off) & (p_.line_bytes - 1)));
+        posted_write(r, a + off, static_cast<const uint8_t*>(src) + off, n, cost::uncached);
+        off += n;
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -240,9 +240,12 @@ private:
     sc_core::sc_time bus(const mem::region* r, tlm::tlm_command cmd, addr_t a, void* data, size_t len,
                          sc_core::sc_time delay);
     [[noreturn]] void bus_error(addr_t a) const;  // bus()'s fault
+    bool within_line(addr_t a, size_t len) const { return a >> shift_ == (a + len - 1) >> shift_; }
+    void uncached_burst(const mem::region& r, addr_t a, void* dst, size_t n);  // n bytes within a line
     void uncached_read(const mem::region& r, addr_t a, void* dst, size_t len);
     void touch_uncached(const mem::region& r, addr_t a, size_t len, bool write);
     void posted_write(const mem::region& r, addr_t a, const void* src, size_t len, cost c);
+    void posted_lines(const mem::region& r, addr_t a, const void* src, size_t len);  // crossing lines
     void make_room(cost c);
 
     void charge(cost c, const sc_core::sc_time& t) {
@@ -327,7 +330,10 @@ private:
         const tlm::tlm_global_quantum* global = &tlm::tlm_global_quantum::instance();
         sc_core::sc_time budget;  // m_next_sync_point - sim_time()
         bool need_sync() const override { return m_local_time >= budget; }
-        sc_core::sc_time get_current_time() const override { return sim_time() + m_local_time; }
+        // Forced inline: GCC stopped inlining it into the uncached store path when that grew.
+        __attribute__((always_inline)) sc_core::sc_time get_current_time() const override {
+            return sim_time() + m_local_time;
+        }
         void reset() override {
             m_local_time = sc_core::SC_ZERO_TIME;
             next_sync_point_after(sim_time());
