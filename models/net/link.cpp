@@ -27,6 +27,7 @@ link::link(sc_core::sc_module_name name, const link_params& p) : sc_module(name)
         throw std::invalid_argument(std::string(this->name()) + ": propagation_ns must be >= 0");
     byte_time_ = sc_time(8e3 / p.speed_mbps, SC_NS);
     propagation_ = sc_time(p.propagation_ns, SC_NS);
+    ifg_time_ = byte_time_ * double(ifg_bytes);
     for (int d : {a_to_b, b_to_a}) {
         ends_[d].owner = this;
         ends_[d].dir = d;
@@ -55,13 +56,13 @@ sc_time link::end_point::send_at(frame_ptr f, const sc_time& earliest) {
     const sc_time start = std::max({now, earliest, free_at});
     const sc_time end = start + owner->byte_time_ * double(preamble_bytes + f->size());
     const sc_time before = free_at;
-    free_at = end + owner->byte_time_ * double(ifg_bytes);
+    free_at = end + owner->ifg_time_;
     const sc_time arrive = end + owner->propagation_;
     const size_t n = f->size();
     // Frames the far sink took early leave the wire, counted, once they have arrived.
     while (!wire.empty() && !wire.front().f && happened_by(wire.front().arrive, now)) {
         const in_flight x = wire.pop_front();
-        owner->count(stats, x.bytes);
+        owner->count(stats, x);
         if (!x.counted) ++stats.sent;
     }
     // A frame enters the link when it is sent, or, sent ahead, when it starts (as if sent then).
@@ -94,7 +95,7 @@ void link::deliver(int dir) {
     const sc_time now = sim_time();
     while (!e.wire.empty() && e.wire.front().arrive <= now) {
         in_flight x = e.wire.pop_front();
-        count(e.stats, x.bytes);
+        count(e.stats, x);
         if (!x.counted) ++e.stats.sent;
         if (!x.f) continue;  // the far sink took it when it was sent
         --e.framed;
@@ -104,11 +105,14 @@ void link::deliver(int dir) {
     arm(e, now);
 }
 
-void link::count(link_direction_stats& s, size_t n) const {
+// The wire time of a frame is end - start (its preamble and bytes) and the gap after it: the
+// same whole time units as byte_time_ x all three, without the conversions through a double.
+void link::count(link_direction_stats& s, const in_flight& x) const {
+    const size_t n = x.bytes;
     ++s.frames;
     s.bytes += n;
     if (n < min_frame_bytes) ++s.runts;
-    s.busy += byte_time_ * double(preamble_bytes + n + ifg_bytes);
+    s.busy += (x.end - x.start) + ifg_time_;
 }
 
 // Wakes deliver() when the first frame still to be delivered arrives.
@@ -129,7 +133,7 @@ link_direction_stats link::stats(int dir) const {
     for (size_t i = 0; i < e.wire.size(); ++i) {
         const in_flight& x = e.wire[i];
         if (!x.counted && happened_by(x.start, sim_time())) ++s.sent;
-        if (!x.f && happened_by(x.arrive, sim_time())) count(s, x.bytes);
+        if (!x.f && happened_by(x.arrive, sim_time())) count(s, x);
     }
     return s;
 }

@@ -101,11 +101,13 @@ private:
     };
 
     void deliver(int dir);
-    void count(link_direction_stats& s, size_t bytes) const;
+    void count(link_direction_stats& s, const in_flight& x) const;
     void arm(end_point& e, const sc_core::sc_time& now);
 
     link_params p_;
     sc_core::sc_time byte_time_, propagation_;
+    // The gap's time, byte_time_ x ifg_bytes: an sc_time times a double costs two conversions.
+    sc_core::sc_time ifg_time_;
     end_point ends_[2];
     std::vector<tap_fn> taps_;
     sc_core::sc_time stats_since_;
