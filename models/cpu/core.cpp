@@ -727,8 +727,8 @@ __attribute__((always_inline)) inline sc_time core::bus(const mem::region* r, tl
     gp_.set_data_ptr(static_cast<unsigned char*>(data));
     gp_.set_data_length(static_cast<unsigned>(len));
     gp_.set_streaming_width(static_cast<unsigned>(len));
-    gp_.set_byte_enable_ptr(nullptr);
-    gp_.set_dmi_allowed(false);
+    // No byte enables: the payload's pointer is null from its construction and no target sets
+    // one. The DMI hint a target returns is not read (DMI is asked for through the socket).
     gp_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     // = socket->b_transport(gp_, delay), one call; without a second decode when the caller has one
     if (r) map_.transport(*r, gp_, delay);
