@@ -117,18 +117,6 @@ void coherency_checker::cpu_writeback(const core& c, uint64_t la, uint8_t flags,
           std::string(c.current_function()) + " (dirtied in " + function_name(dirtied_by) + ")");
 }
 
-void coherency_checker::line_op(uint64_t la, uint8_t touched_bits, bool outer) {
-    if (!tracking()) return;
-    ++line_ops_;
-    const uint8_t bit = outer ? cache::touched_outer : cache::touched_inner;
-    bool touched = touched_bits & bit;
-    if (uint8_t* f = line_flags(la, false)) {
-        touched |= (*f & bit) != 0;
-        *f &= static_cast<uint8_t>(~bit);
-    }
-    if (!touched) ++wasted_;
-}
-
 void coherency_checker::note_touched(uint64_t la, uint8_t touched_bits) {
     if (tracking()) *line_flags(la, true) |= touched_bits;
 }

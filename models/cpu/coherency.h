@@ -93,7 +93,19 @@ public:
     // --- CPU side (called by the cores)
     void cpu_stale_read(const core& c, uint64_t a, size_t len);
     void cpu_writeback(const core& c, uint64_t la, uint8_t line_flags, uint16_t dirtied_by);
-    void line_op(uint64_t la, uint8_t touched_bits, bool outer);  // touched bits found in the caches
+    // A maintenance line operation (touched bits found in the caches): inline, as the DC ops of
+    // every buffer the driver syncs call it.
+    void line_op(uint64_t la, uint8_t touched_bits, bool outer) {
+        if (!tracking()) return;
+        ++line_ops_;
+        const uint8_t bit = outer ? cache::touched_outer : cache::touched_inner;
+        bool touched = touched_bits & bit;
+        if (uint8_t* f = line_flags(la, false)) {
+            touched |= (*f & bit) != 0;
+            *f &= static_cast<uint8_t>(~bit);
+        }
+        if (!touched) ++wasted_;
+    }
     void note_touched(uint64_t la, uint8_t touched_bits);         // from an evicted line
 
     // --- results
