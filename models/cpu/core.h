@@ -321,6 +321,7 @@ private:
         sc_core::sc_time t;
     };
     std::array<exec_cost, 128> exec_costs_{};
+    void exec_new_count(uint64_t instructions);
     unsigned shift_;
     // The TLM quantum keeper with need_sync() (after every firmware step) one compare: SystemC
     // time stands still while the core runs, so the local time left before the next sync point
