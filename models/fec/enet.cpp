@@ -329,7 +329,7 @@ void enet::reset_engines() {
     rx_ev_.cancel();
     count_tx_started(now());  // started by now: only a start later than the core's time is left to it
     for (auto& e : tx_q_) e.f.reset();
-    tx_head_ = tx_count_ = tx_level_ = 0;
+    tx_head_ = tx_count_ = tx_level_ = tx_sent_ = 0;
     tx_ev_.cancel();
     tx_wake_pending_ = false;
     board_->cancel(*this);
@@ -1008,7 +1008,6 @@ bool enet::tx_fetch_ring(unsigned q, tx_entry& e, sc_time& delay) {
     e.bytes = f->size();
     e.f = std::move(f);
     e.ready = now + delay;
-    e.sent = false;
     return true;
 }
 
@@ -1022,7 +1021,7 @@ void enet::tx_send(tx_entry& e, const sc_time& at) {
     tx_uncounted_ = {true, at, m, f.size()};
     count_tx_started(sim_time());  // at once in the engine's event
     e.f->created = at;
-    e.sent = true;
+    ++tx_sent_;
     if (!wire_) {
         ++stats_.tx_no_link_drops;
         e.f.reset();
@@ -1097,20 +1096,19 @@ void enet::tx_run(sc_time at) {  // a copy: cancel() below clears deferred_at
     board_->cancel(*this);          // the step decides again what comes next
     sc_time d = at - sim_time();
     // 1. frames whose last bit has left: write-back
-    while (tx_count_ > 0 && tx_q_[tx_head_].sent && tx_q_[tx_head_].end <= at) {
+    while (tx_sent_ > 0 && tx_q_[tx_head_].end <= at) {
         tx_entry& e = tx_q_[tx_head_];
         tx_complete(e, d);
         tx_level_ -= e.bytes;
         tx_head_ = wrap(tx_head_ + 1, tx_q_.size());
         --tx_count_;
+        --tx_sent_;
     }
     // 2. prefetch while the FIFO has room
     if (enabled())
         while (tx_may_fetch() && tx_fetch(d)) {}
     // 3. the next frame onto the wire
-    tx_entry* w = nullptr;
-    for (size_t i = 0; i < tx_count_ && !w; ++i)
-        if (!tx_q_[wrap(tx_head_ + i, tx_q_.size())].sent) w = &tx_q_[wrap(tx_head_ + i, tx_q_.size())];
+    tx_entry* w = tx_sent_ < tx_count_ ? &tx_q_[wrap(tx_head_ + tx_sent_, tx_q_.size())] : nullptr;
     const bool gts = regs_.get(TCR) & TCR_GTS;
     if (w && !gts && w->ready <= at && !tx_pause_.paused(at) && (!wire_ || wire_->tx_free_at() <= at)) {
         tx_send(*w, at);
@@ -1120,9 +1118,7 @@ void enet::tx_run(sc_time at) {  // a copy: cancel() below clears deferred_at
     }
     // 4. graceful stop reached, at the step's time (an end of frame the core runs ahead of
     // SystemC time must not raise it earlier)
-    bool on_wire = false;
-    for (size_t i = 0; i < tx_count_; ++i) on_wire = on_wire || tx_q_[wrap(tx_head_ + i, tx_q_.size())].sent;
-    if (gts && gra_pending_ && !on_wire) {
+    if (gts && gra_pending_ && tx_sent_ == 0) {
         gra_pending_ = false;
         schedule_eir(FEC_ENET_GRA, at);
     }
@@ -1140,7 +1136,7 @@ void enet::tx_schedule(const sc_time& at) {
     const bool gts = regs_.get(TCR) & TCR_GTS;
     for (size_t i = 0; i < tx_count_; ++i) {
         const tx_entry& e = tx_q_[wrap(tx_head_ + i, tx_q_.size())];
-        if (e.sent) {
+        if (i < tx_sent_) {
             consider(e.end, false);
         } else if (!gts) {
             sc_time t = std::max(e.ready, tx_pause_.until());
@@ -1217,11 +1213,7 @@ void enet::reset_stats() {
 }
 
 // Fetched and not yet on the wire.
-size_t enet::tx_waiting() const {
-    size_t n = 0;
-    for (size_t i = 0; i < tx_count_; ++i) n += !tx_q_[wrap(tx_head_ + i, tx_q_.size())].sent;
-    return n;
-}
+size_t enet::tx_waiting() const { return tx_count_ - tx_sent_; }
 
 // In the books: fetched and not yet counted as sent (a start ahead of SystemC time is counted at it).
 size_t enet::tx_in_flight() const { return tx_waiting() + (tx_uncounted_.pending ? 1 : 0); }

@@ -228,7 +228,6 @@ private:
         unsigned ring = 0;
         size_t bytes = 0;
         sc_core::sc_time ready, end;
-        bool sent = false;
         bool fcs_appended = false;  // the MAC appended the FCS (TC set, no CRCFWD)
         std::vector<rx_wb> bds;  // descriptors of the frame (capacity kept across reuse)
     };
@@ -302,6 +301,8 @@ private:
     // TX
     std::vector<tx_entry> tx_q_;     // circular, capacity tx_prefetch_frames + 2
     size_t tx_head_ = 0, tx_count_ = 0, tx_level_ = 0;
+    // Frames go onto the wire in queue order: the first tx_sent_ entries are on it, the rest wait.
+    size_t tx_sent_ = 0;
     std::array<uint64_t, max_queues> tx_ptr_{};
     std::array<bool, max_queues> tx_halted_{};
     // Each ring's TDAR value, in the register table (fixed once declared): tx_fetch looks at
