@@ -26,13 +26,18 @@ cache::cache(std::string name, const cache_params& p, uint32_t line_bytes, uint6
     lines_.resize(sets * p.ways);
     held_.resize(sets << 7);
     held_mask_ = held_.size() - 1;
+    valid_in_set_.resize(sets);
 }
 
 cache::line* cache::allocate(uint64_t la, line& victim) {
-    line* set = &lines_[(la & set_mask_) * ways_];
+    const uint64_t s = la & set_mask_;
+    line* set = &lines_[s * ways_];
     line* way = nullptr;
-    for (uint32_t w = 0; w < ways_ && !way; ++w)
-        if (!(set[w].flags & valid)) way = &set[w];
+    if (valid_in_set_[s] < ways_) {  // the first free way
+        way = set;
+        while (way->flags & valid) ++way;
+        ++valid_in_set_[s];
+    }
     if (!way) {
         if (p_.policy == replacement::lru) {
             way = &set[0];
@@ -65,6 +70,7 @@ size_t cache::valid_lines() const {
 void cache::invalidate_all() {
     for (auto& l : lines_) l.flags = 0;
     std::fill(held_.begin(), held_.end(), 0);
+    std::fill(valid_in_set_.begin(), valid_in_set_.end(), 0);
 }
 
 }  // namespace fecsim::cpu

@@ -67,7 +67,7 @@ public:
     line* allocate(uint64_t la, line& victim);
     // Drops the line (all its flags): the way is free.
     void invalidate(line* l) {
-        if (l->flags & valid) --held_[l->tag & held_mask_];
+        if (l->flags & valid) --held_[l->tag & held_mask_], --valid_in_set_[l->tag & set_mask_];
         l->flags = 0;
     }
 
@@ -90,6 +90,8 @@ private:
     // more: a slot's lines share a set, so a count never exceeds the ways).
     std::vector<uint8_t> held_;
     uint64_t held_mask_;
+    // Valid ways per set: allocate() looks for a free way only in a set that has one.
+    std::vector<uint8_t> valid_in_set_;
 };
 
 }  // namespace fecsim::cpu

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <random>
 #include <set>
 
@@ -699,6 +700,36 @@ TEST(cache, finds_what_it_holds_through_the_held_lines_count) {
                 c.invalidate_all();
                 held.clear();
             }
+        }
+        EXPECT_EQ(c.valid_lines(), held.size());
+    }
+}
+
+// allocate() evicts only from a full set: with a way free (after invalidations, or
+// invalidate_all) it takes that way and reports no victim, whatever the count of valid ways per
+// set it keeps says (a count off by one either way fails this or the test above).
+TEST(cache, allocate_evicts_only_from_a_full_set) {
+    for (auto policy : {cpu::replacement::lru, cpu::replacement::random}) {
+        const uint64_t sets = 4, ways = 4;
+        cpu::cache c("c", {uint32_t(sets * ways * 64), uint32_t(ways), 1, policy}, 64, 5);
+        std::set<uint64_t> held;
+        std::mt19937_64 rng(11);
+        const auto in_set = [&](uint64_t s) {
+            return std::count_if(held.begin(), held.end(), [&](uint64_t la) { return la % sets == s; });
+        };
+        for (int i = 0; i < 20000; ++i) {
+            const uint64_t la = rng() % 64;  // 16 lines per set
+            if (cpu::cache::line* e = c.find(la)) {
+                if (rng() % 2) c.invalidate(e), held.erase(la);
+                continue;
+            }
+            const auto before = in_set(la % sets);
+            cpu::cache::line victim;
+            c.allocate(la, victim);
+            ASSERT_EQ((victim.flags & cpu::cache::valid) != 0, before == long(ways)) << "step " << i;
+            if (victim.flags & cpu::cache::valid) held.erase(victim.tag);
+            held.insert(la);
+            if (i % 5000 == 4999) c.invalidate_all(), held.clear();
         }
         EXPECT_EQ(c.valid_lines(), held.size());
     }
