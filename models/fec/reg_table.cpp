@@ -8,16 +8,14 @@ reg_table::reg_table(uint32_t window_bytes) : words_(window_bytes / 4) {
     if (window_bytes > max_window_bytes)
         throw std::invalid_argument("reg_table: a window of " + std::to_string(window_bytes) + " bytes is larger than " +
                                     std::to_string(max_window_bytes));
-    index_.fill(-1);
+    regs_.reserve(max_words);
 }
 
 reg& reg_table::add(const std::string& name, uint32_t offset, uint32_t reset, reg_access access, uint32_t mask) {
-    if (offset % 4 || offset / 4 >= words_ || index_[offset / 4] >= 0)
+    if (offset % 4 || offset / 4 >= words_ || index_[offset / 4])
         throw std::logic_error("reg_table: bad or duplicate offset for " + name);
-    // Positions, not pointers, are indexed: the vector may still grow.
-    index_[offset / 4] = static_cast<int16_t>(regs_.size());
-    regs_.push_back(reg{name, offset, reset, access, mask, reset, {}, {}});
-    return regs_.back();
+    regs_.push_back(reg{name, offset, reset, access, mask, reset, {}, {}});  // within its capacity
+    return *(index_[offset / 4] = &regs_.back());
 }
 
 void reg_table::undeclared(uint32_t offset) {

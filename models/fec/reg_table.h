@@ -32,12 +32,16 @@ struct reg {
 
 class reg_table {
 public:
-    // The index covers the largest window a table serves (the ENET's) at a fixed size, so that
-    // a lookup at a constant offset, as the engines make, is one load and one test.
+    // The index covers the largest window a table serves (the ENET's) at a fixed size, and holds
+    // each register's address, so that a read at a constant offset, as the engines make, is two
+    // loads and a test.
     static constexpr uint32_t max_window_bytes = 0x800;
 
     // Throws std::invalid_argument when `window_bytes` is larger than max_window_bytes.
     explicit reg_table(uint32_t window_bytes);
+    // The index points into the table's own registers.
+    reg_table(const reg_table&) = delete;
+    reg_table& operator=(const reg_table&) = delete;
 
     // Declares a register; throws std::logic_error on a duplicate or misaligned offset.
     reg& add(const std::string& name, uint32_t offset, uint32_t reset, reg_access access = reg_access::rw,
@@ -46,8 +50,7 @@ public:
     // Inline: the engines read several registers per frame.
     __attribute__((always_inline)) reg* find(uint32_t offset) {
         if (offset % 4 || offset / 4 >= max_words) return nullptr;
-        const int i = index_[offset / 4];
-        return i < 0 ? nullptr : &regs_[size_t(i)];
+        return index_[offset / 4];
     }
     __attribute__((always_inline)) const reg* find(uint32_t offset) const {
         return const_cast<reg_table*>(this)->find(offset);
@@ -55,8 +58,8 @@ public:
     // Always inline (as find): the engines call get() with constant offsets, whose checks then
     // fold to an index load (a call per register read cost more than the read).
     __attribute__((always_inline)) reg& at(uint32_t offset) {  // throws std::logic_error when undeclared (a model bug)
-        if (__builtin_expect(offset % 4 || offset / 4 >= max_words || index_[offset / 4] < 0, 0)) undeclared(offset);
-        return regs_[size_t(index_[offset / 4])];
+        if (__builtin_expect(offset % 4 || offset / 4 >= max_words || !index_[offset / 4], 0)) undeclared(offset);
+        return *index_[offset / 4];
     }
     __attribute__((always_inline)) const reg& at(uint32_t offset) const { return const_cast<reg_table*>(this)->at(offset); }
     __attribute__((always_inline)) uint32_t get(uint32_t offset) const { return at(offset).value; }
@@ -74,9 +77,9 @@ public:
 private:
     [[noreturn]] __attribute__((cold, noinline)) static void undeclared(uint32_t offset);
     static constexpr uint32_t max_words = max_window_bytes / 4;
-    std::vector<reg> regs_;
-    uint32_t words_;                        // the window's, offset / 4 < words_
-    std::array<int16_t, max_words> index_;  // offset / 4 -> position in regs_, -1 when none
+    std::vector<reg> regs_;              // capacity for every word: a register never moves
+    uint32_t words_;                     // the window's, offset / 4 < words_
+    std::array<reg*, max_words> index_{};  // offset / 4 -> its register in regs_, null when none
 };
 
 }  // namespace fecsim::fec
