@@ -551,7 +551,8 @@ bool enet::only_counted(const net::frame& f) {
 // The registers a frame that is only counted reads or changes (mac_receive: its counters, the
 // enable, the filter's settings and addresses): the only accesses that must see frames taken
 // early that have arrived by their time, or may change what becomes of those still to arrive.
-bool enet::reads_or_sets_reception(uint32_t off, bool write) {
+// Inline in b_transport, which asks for every register access.
+__attribute__((always_inline)) inline bool enet::reads_or_sets_reception(uint32_t off, bool write) {
     if (off == MIBC || (off >= MIB_FIRST && off <= MIB_LAST)) return true;
     if (!write) return false;
     switch (off) {
