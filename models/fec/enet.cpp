@@ -481,8 +481,8 @@ bool enet::dma_access(tlm::tlm_command cmd, uint64_t addr, void* data, size_t le
     gp_.set_data_ptr(static_cast<unsigned char*>(data));
     gp_.set_data_length(unsigned(len));
     gp_.set_streaming_width(unsigned(len));
-    gp_.set_byte_enable_ptr(nullptr);
-    gp_.set_dmi_allowed(false);
+    // No byte enables (none from construction, and no target sets them); the DMI hint a target
+    // leaves is not read.
     gp_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     dma->b_transport(gp_, delay);
     ++stats_.dma_transactions;
