@@ -447,7 +447,7 @@ __attribute__((noinline)) void core::translate_pages(const mem::region* r, addr_
     if (!r && !(r = map_.decode(a))) return;  // a DC op outside the map: nothing to translate
     for (uint64_t page = first; page <= last; ++page) {
         if (tlb_->hit(page)) continue;
-        const tlb::walk w = tlb_->miss(static_cast<size_t>(r - map_.regions().data()), page);
+        const tlb::walk w = tlb_->miss(r->index, page);
         ++stats_.tlb_misses;
         stats_.walk_reads += w.n;
         for (unsigned i = 0; i < w.n; ++i)
@@ -783,7 +783,7 @@ __attribute__((always_inline)) inline void core::posted_write(const mem::region&
                                                               size_t len, cost c) {
     make_room(c);
     bus(&r, tlm::TLM_WRITE_COMMAND, a, const_cast<void*>(src), len, qk_.get_local_time());
-    const sc_time done = now() + write_ack_[static_cast<size_t>(&r - map_.regions().data())];
+    const sc_time done = now() + write_ack_[r.index];
     const size_t tail = wbuf_head_ + wbuf_count_++;  // < 2 * size: one wrap at most (no division)
     wbuf_[tail < wbuf_.size() ? tail : tail - wbuf_.size()] = done;
     posted_done_ = std::max(posted_done_, done);

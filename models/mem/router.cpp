@@ -53,6 +53,7 @@ void router::add_region(const region& r) {
                                 [](const region& a, uint64_t b) { return a.base < b; });
     const auto i = pos - regions_.begin();
     regions_.insert(pos, r);
+    for (size_t k = 0; k < regions_.size(); ++k) regions_[k].index = k;
     routes_.insert(routes_.begin() + i, route{r.base, r.size, r.offset, sc_core::sc_time(r.latency_ns, sc_core::SC_NS),
                                               direct_ddr_[static_cast<size_t>(t)], t});
     pages_.fill(page_hint{});  // indices moved
@@ -104,7 +105,7 @@ const region* router::transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& 
 }
 
 void router::transport(const region& r, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-    forward(routes_[static_cast<size_t>(&r - regions_.data())], gp, delay);
+    forward(routes_[r.index], gp, delay);
 }
 
 unsigned router::transport_dbg(int, tlm::tlm_generic_payload& gp) {

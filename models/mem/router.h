@@ -38,6 +38,9 @@ struct region {
     // writes are early-acknowledged by the interconnect, before they reach the target): what
     // a barrier waiting for the write sees. The write itself still arrives after latency_ns.
     double write_ack_ns = 0;
+    // Its position in the router's regions() (set by router::add_region): what the router and
+    // the core index their per-region tables by, without a division per access.
+    size_t index = 0;
     bool contains(uint64_t a) const { return a >= base && a - base < size; }
 };
 
