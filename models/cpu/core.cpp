@@ -440,10 +440,20 @@ cache::line* core::fill_l1(uint64_t la, fill_group& g, cost miss) {
     return place_in_l1(la, src.inherit);
 }
 
-// The pages of one access, in order. A miss enters the page and walks: each descriptor is a
-// dependent load through L1 and L2 (the core stalls for it), charged as `tlb`.
+// translate()'s access whose page is not its set's recent one: a single page the TLB holds (most)
+// is a lookup and nothing more, without the walk's calls, for which every lookup saved and
+// restored registers; the rest (and a DC op's address, decoded there) go to translate_walk. A
+// lookup that misses changes nothing, so the walk looking the page up again is the same.
 __attribute__((noinline)) void core::translate_pages(const mem::region* r, addr_t a, uint64_t first,
                                                     uint64_t last) {
+    if (first == last && r && tlb_->hit(first)) return;
+    translate_walk(r, a, first, last);
+}
+
+// The pages of one access, in order. A miss enters the page and walks: each descriptor is a
+// dependent load through L1 and L2 (the core stalls for it), charged as `tlb`.
+__attribute__((noinline)) void core::translate_walk(const mem::region* r, addr_t a, uint64_t first,
+                                                   uint64_t last) {
     if (!r && !(r = map_.decode(a))) return;  // a DC op outside the map: nothing to translate
     for (uint64_t page = first; page <= last; ++page) {
         if (tlb_->hit(page)) continue;

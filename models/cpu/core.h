@@ -212,6 +212,7 @@ private:
         translate_pages(r, a, first, (a + len - 1) >> tlb_shift_);
     }
     void translate_pages(const mem::region* r, addr_t a, uint64_t first, uint64_t last);
+    void translate_walk(const mem::region* r, addr_t a, uint64_t first, uint64_t last);
 
     // cacheable path; a page-table walk's reads charge their hits and misses as `tlb`
     void cached_access(addr_t a, size_t len, bool write, cost hit = cost::compute, cost miss = cost::cache_miss);
