@@ -339,6 +339,54 @@ TEST(core, uncached_reads_stall_and_posted_writes_fill_the_write_buffer) {
     EXPECT_EQ(b.core.time_in(cost::uncached), rd + 4 * posted + fifth);
 }
 
+// An uncached access is one burst per line it touches: within a line (a descriptor field, any
+// size or alignment) one burst and one write-buffer entry, across a line boundary one of each
+// per line, the bytes landing where they belong either way.
+TEST(core, uncached_accesses_take_one_burst_per_line_they_touch) {
+    fresh_simulation();
+    cpu_bench b;
+    const auto& p = b.core.params();
+    const uint64_t line = test::nc_base + 0x400;  // line-aligned
+    uint64_t reads_within = 0, reads_across = 0, writes_within = 0, writes_across = 0;
+    sc_time post_within, post_across, read_within, read_across;
+    uint8_t got[8] = {}, odd[3] = {};
+    run(b, [&](core_api& c) {
+        const uint8_t out[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+        auto w0 = b.dram.stats().writes;
+        sc_time t = c.now();
+        c.write(line + 61, out, 3);  // odd-sized, unaligned, ends on the line's last byte
+        post_within = c.now() - t;
+        writes_within = b.dram.stats().writes - w0;
+        w0 = b.dram.stats().writes;
+        t = c.now();
+        c.write(line + 64 + 60, out, 8);  // 4 bytes in one line, 4 in the next
+        post_across = c.now() - t;
+        writes_across = b.dram.stats().writes - w0;
+        c.dsb();
+        auto r0 = b.dram.stats().reads;
+        t = c.now();
+        c.read(line + 61, odd, 3);
+        read_within = c.now() - t;
+        reads_within = b.dram.stats().reads - r0;
+        r0 = b.dram.stats().reads;
+        t = c.now();
+        c.read(line + 64 + 60, got, 8);
+        read_across = c.now() - t;
+        reads_across = b.dram.stats().reads - r0;
+    });
+    EXPECT_EQ(writes_within, 1u);
+    EXPECT_EQ(writes_across, 2u);
+    EXPECT_EQ(post_within, b.cycles(p.posted_write_cycles));
+    EXPECT_EQ(post_across, 2 * b.cycles(p.posted_write_cycles));  // two entries, the buffer not full
+    EXPECT_EQ(reads_within, 1u);
+    EXPECT_EQ(reads_across, 2u);
+    EXPECT_EQ(read_across, 2 * read_within);  // each burst stalls for its own round trip
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(odd[i], i + 1);
+    for (int i = 0; i < 8; ++i) EXPECT_EQ(got[i], i + 1);
+    EXPECT_EQ(b.core.stats().uncached_reads, 2u);  // one per access, whatever its bursts
+    EXPECT_EQ(b.core.stats().uncached_writes, 2u);
+}
+
 // DMB waits until every posted write is acknowledged (write_ack_ns of its region), so a store
 // after it cannot overtake them; with nothing outstanding it costs its issue cycles only.
 TEST(core, dmb_waits_for_posted_writes_to_be_acknowledged) {
