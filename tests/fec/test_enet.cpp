@@ -1510,6 +1510,7 @@ TEST(enet, a_register_access_annotated_after_an_end_left_to_the_core_leaves_it_t
 // not at the SystemC time the core runs it from.
 TEST(enet, a_graceful_stop_completed_by_an_end_left_to_the_core_interrupts_at_the_end) {
     std::vector<sc_time> rises[2];
+    sc_time end;
     with_ends_by_event_then_by_core([&](bool by_core, bench& b, core_player& core) {
         constexpr unsigned n = 4;
         b.restart(2, n);
@@ -1518,12 +1519,15 @@ TEST(enet, a_graceful_stop_completed_by_an_end_left_to_the_core_interrupts_at_th
         b.wr(TDAR, 0);
         core.sync_until(sc_core::sc_time_stamp() + us1);
         ASSERT_EQ(b.wire.log.size(), 1u);
+        end = b.wire.log[0].start + net::wire_time(1518, 1000) - sc_time(96, SC_NS);  // last bit, before the IFG
         b.wr(TCR, TCR_FDEN | TCR_GTS);
         core.run_to(sc_core::sc_time_stamp() + 20 * us1);
         EXPECT_TRUE(b.rd(EIR) & FEC_ENET_GRA);
         rises[by_core] = b.irq_rises[0];
     });
     ASSERT_EQ(rises[0].size(), 1u);
+    EXPECT_GE(rises[0][0], end);  // not at the GTS write, 11 us before
+    EXPECT_LT(rises[0][0], end + us1);
     EXPECT_EQ(rises[1], rises[0]);
 }
 
