@@ -361,8 +361,7 @@ void core::touch(addr_t a, size_t len, bool write) {
 
 // Out of touch()'s way: its loop made every (mostly cacheable) touch save and restore registers.
 __attribute__((noinline)) void core::touch_uncached(const mem::region& r, addr_t a, size_t len, bool write) {
-    for (size_t off = 0; off < len;) {
-        const size_t n = std::min<size_t>(len - off, p_.line_bytes - ((a + off) & (p_.line_bytes - 1)));
+    for_each_line_piece(a, len, [&](size_t off, size_t n) {
         if (write) {  // rewrite the bytes memory holds: timing without changing data
             functional(a + off, scratch_.data(), n, false);
             ++stats_.uncached_writes;
@@ -371,8 +370,7 @@ __attribute__((noinline)) void core::touch_uncached(const mem::region& r, addr_t
             ++stats_.uncached_reads;
             uncached_burst(r, a + off, scratch_.data(), n);
         }
-        off += n;
-    }
+    });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -769,11 +767,9 @@ __attribute__((always_inline)) inline void core::uncached_burst(const mem::regio
 }
 
 __attribute__((noinline)) void core::uncached_read(const mem::region& r, addr_t a, void* dst, size_t len) {
-    for (size_t off = 0; off < len;) {
-        const size_t n = std::min<size_t>(len - off, p_.line_bytes - ((a + off) & (p_.line_bytes - 1)));
+    for_each_line_piece(a, len, [&](size_t off, size_t n) {
         uncached_burst(r, a + off, static_cast<uint8_t*>(dst) + off, n);
-        off += n;
-    }
+    });
 }
 
 // Retires completed posted writes; when the buffer is full, stalls until the oldest completes.
@@ -803,11 +799,9 @@ __attribute__((always_inline)) inline void core::posted_write(const mem::region&
 // An uncached store crossing lines: one write-buffer entry per line-sized burst (out of store's
 // way, as uncached_read is out of read's).
 __attribute__((noinline)) void core::posted_lines(const mem::region& r, addr_t a, const void* src, size_t len) {
-    for (size_t off = 0; off < len;) {
-        const size_t n = std::min<size_t>(len - off, p_.line_bytes - ((a + off) & (p_.line_bytes - 1)));
+    for_each_line_piece(a, len, [&](size_t off, size_t n) {
         posted_write(r, a + off, static_cast<const uint8_t*>(src) + off, n, cost::uncached);
-        off += n;
-    }
+    });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -242,6 +242,15 @@ private:
                          sc_core::sc_time delay);
     [[noreturn]] void bus_error(addr_t a) const;  // bus()'s fault
     bool within_line(addr_t a, size_t len) const { return a >> shift_ == (a + len - 1) >> shift_; }
+    // Calls piece(offset, bytes) for each line-sized piece of [a, a + len), in order: an uncached
+    // access crossing lines is one bus burst per piece.
+    template <class F> void for_each_line_piece(addr_t a, size_t len, F piece) const {
+        for (size_t off = 0; off < len;) {
+            const size_t n = std::min<size_t>(len - off, p_.line_bytes - ((a + off) & (p_.line_bytes - 1)));
+            piece(off, n);
+            off += n;
+        }
+    }
     void uncached_burst(const mem::region& r, addr_t a, void* dst, size_t n);  // n bytes within a line
     void uncached_read(const mem::region& r, addr_t a, void* dst, size_t len);
     void touch_uncached(const mem::region& r, addr_t a, size_t len, bool write);
