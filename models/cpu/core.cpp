@@ -360,14 +360,14 @@ void core::touch(addr_t a, size_t len, bool write) {
 }
 
 // Out of touch()'s way: its loop made every (mostly cacheable) touch save and restore registers.
+// Counted once per access, as read() and store() count theirs, however many lines it spans.
 __attribute__((noinline)) void core::touch_uncached(const mem::region& r, addr_t a, size_t len, bool write) {
+    ++(write ? stats_.uncached_writes : stats_.uncached_reads);
     for_each_line_piece(a, len, [&](size_t off, size_t n) {
         if (write) {  // rewrite the bytes memory holds: timing without changing data
             functional(a + off, scratch_.data(), n, false);
-            ++stats_.uncached_writes;
             posted_write(r, a + off, scratch_.data(), n, cost::uncached);
         } else {
-            ++stats_.uncached_reads;
             uncached_burst(r, a + off, scratch_.data(), n);
         }
     });
