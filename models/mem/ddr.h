@@ -108,17 +108,16 @@ template <class word> __attribute__((always_inline)) inline void copy_ends(uint8
     std::memcpy(dst, &head, sizeof head);
     std::memcpy(dst + n - sizeof tail, &tail, sizeof tail);
 }
-template <size_t n> struct bytes {
-    uint8_t b[n];
-};
 __attribute__((always_inline)) inline void copy_bytes(uint8_t* dst, const uint8_t* src, size_t n) {
+    struct bytes16 { uint8_t b[16]; };
+    struct bytes32 { uint8_t b[32]; };
     if (n <= 8) {  // the core's descriptor fields first
         if (n >= 4) copy_ends<uint32_t>(dst, src, n);
         else if (n >= 2) copy_ends<uint16_t>(dst, src, n);
         else if (n == 1) *dst = *src;
     } else if (n <= 16) copy_ends<uint64_t>(dst, src, n);
-    else if (n <= 32) copy_ends<bytes<16>>(dst, src, n);
-    else if (n <= 64) copy_ends<bytes<32>>(dst, src, n);
+    else if (n <= 32) copy_ends<bytes16>(dst, src, n);
+    else if (n <= 64) copy_ends<bytes32>(dst, src, n);
     else std::memcpy(dst, src, n);
 }
 
