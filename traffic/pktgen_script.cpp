@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <vector>
 
 namespace fecsim::traffic {
@@ -34,6 +35,16 @@ bool control_flow(std::string_view w) {
     return false;
 }
 
+// `source ${basedir}/functions.sh` (or `. ...`), as the kernel's samples/pktgen scripts begin.
+bool sources_functions_sh(std::string_view text) {
+    const size_t space = text.find_first_of(" \t");
+    if (space == std::string_view::npos || (text.substr(0, space) != "source" && text.substr(0, space) != ".")) return false;
+    std::string_view file = trim(text.substr(space));
+    if (file.size() >= 2 && (file.front() == '"' || file.front() == '\'') && file.back() == file.front())
+        file = file.substr(1, file.size() - 2);
+    return std::filesystem::path(std::string(file)).filename() == "functions.sh";
+}
+
 }  // namespace
 
 void pktgen_script::finish() {
@@ -47,6 +58,9 @@ void pktgen_script::line(std::string_view text, const std::string& where) {
         return;
     }
     if (text.empty() || text[0] == '#') return;
+    if (sources_functions_sh(text))  // before expansion: the samples name it by ${basedir}
+        return p_.notes.push_back(where + ": " + std::string(text) +
+                                  ": not read (fecsim applies its pg_ctrl, pg_thread and pg_set itself)");
 
     // Shell words: quotes removed, $VAR and ${VAR} expanded (not inside single quotes).
     std::vector<std::string> words;
@@ -131,6 +145,17 @@ void pktgen_script::line(std::string_view text, const std::string& where) {
         if (words.size() != 2) fail("pgset: expected one quoted command, got " + std::to_string(words.size() - 1) + " words");
         if (pgdev_.empty()) fail("pgset: PGDEV is not set (PGDEV=/proc/net/pktgen/<file> before it)");
         return write(pgdev_, words[1], where);
+    }
+    // The helpers of the kernel's samples/pktgen/functions.sh: proc_cmd echoes "$@" into the file.
+    if (w0 == "pg_ctrl" || w0 == "pg_thread" || w0 == "pg_set") {
+        const bool ctrl = w0 == "pg_ctrl", thread = w0 == "pg_thread";
+        const size_t first = ctrl ? 1 : 2;  // pg_ctrl CMD, pg_thread N CMD, pg_set DEV CMD
+        if (words.size() <= first)
+            fail(w0 + ": expected " + (ctrl ? "a command" : thread ? "a thread number and a command" : "a device and a command"));
+        std::string command;
+        for (auto it = words.begin() + long(first); it != words.end(); ++it) command += (command.empty() ? "" : " ") + *it;
+        const std::string file = ctrl ? "pgctrl" : thread ? "kpktgend_" + words[1] : words[1];
+        return write(std::string(proc_dir) + file, command, where);
     }
     if (redirect_seen) {  // echo "cmd" > /proc/net/pktgen/<file>
         const auto r = std::find_if(words.begin(), words.end(), [](const std::string& w) { return w == ">" || w == ">>"; });

@@ -88,6 +88,35 @@ TEST(pktgen_script, thread_commands_act_on_the_one_device_as_the_kernel_would) {
                                                      "line 4: stop: ignored (the run's length is duration_s)"}));
 }
 
+// The kernel's samples/pktgen scripts go through the helpers of their functions.sh.
+TEST(pktgen_script, the_samples_helpers_pg_ctrl_pg_thread_and_pg_set) {
+    fresh_simulation();
+    pktgen_params configured;
+    configured.burst = 32;
+    const pktgen_params p = run_script({
+        "source ${basedir}/functions.sh",  // basedir is not set: the line is not expanded, only noted
+        "DEV=eth0",
+        "DST_MAC=00:04:9f:07:9f:01",
+        "pg_thread 0 \"rem_device_all\"",
+        "pg_thread 0 \"add_device\" $DEV",
+        "pg_set $DEV \"pkt_size 124\"",
+        "pg_set $DEV \"dst_mac $DST_MAC\"",
+        "pg_set $DEV flag UDPCSUM",
+        "pg_ctrl \"start\"",
+    }, configured);
+    EXPECT_EQ(p.burst, 1u);  // rem_device_all + add_device: pktgen's defaults
+    EXPECT_EQ(p.min_pkt_size, 124u);
+    EXPECT_EQ(format_mac(*p.dst_mac), "00:04:9f:07:9f:01");
+    EXPECT_TRUE(p.flags & F_UDPCSUM);
+    EXPECT_EQ(p.notes, (std::vector<std::string>{
+                           "line 1: source ${basedir}/functions.sh: not read (fecsim applies its pg_ctrl, pg_thread and pg_set itself)",
+                           "line 9: start: the generator starts with the simulation"}));
+    EXPECT_EQ(error_of({"pg_set eth0 \"pkt_size 60\"", "pg_set eth1 \"pkt_size 60\""}),
+              "eth1: not the pktgen device (eth0); fecsim models one device");
+    EXPECT_EQ(error_of({"pg_thread 0"}), "pg_thread: expected a thread number and a command");
+    EXPECT_EQ(error_of({"pg_ctrl \"begin\""}), "pgctrl: unknown command \"begin\" (start, stop, reset)");
+}
+
 TEST(pktgen_script, what_it_cannot_read_is_an_error_not_a_guess) {
     fresh_simulation();
     EXPECT_EQ(error_of({"pgset \"count 1\""}), "pgset: PGDEV is not set (PGDEV=/proc/net/pktgen/<file> before it)");
@@ -95,7 +124,7 @@ TEST(pktgen_script, what_it_cannot_read_is_an_error_not_a_guess) {
               "$DST_MAC is not set by an assignment earlier in the script (the model reads the script's own variables only)");
     EXPECT_EQ(error_of({"for i in 1 2; do"}), "shell syntax ';' is not interpreted; write one command per line");
     EXPECT_EQ(error_of({"for i in 1 2"}), "for: shell control flow is not interpreted; write the pktgen commands out");
-    EXPECT_EQ(error_of({"source functions.sh"}), "source: shell control flow is not interpreted; write the pktgen commands out");
+    EXPECT_EQ(error_of({"source parameters.sh"}), "source: shell control flow is not interpreted; write the pktgen commands out");
     EXPECT_EQ(error_of({"echo \"count 1 > /proc/net/pktgen/eth0"}), "unterminated quote");
     EXPECT_EQ(error_of({"pgset() {", "  echo $1 > $PGDEV"}), "a function definition has no closing }");
     EXPECT_EQ(error_of({"echo 'count 1' > /proc/net/pktgen/pgctrl"}), "pgctrl: unknown command \"count\" (start, stop, reset)");
