@@ -51,6 +51,7 @@ traffic::pktgen_model_params checked_params(const config& cfg) {
 board_peer::board_peer(const config& cfg) {
     const traffic::pktgen_model_params p = checked_params(cfg);
     cfg_ = peer_config(cfg, p);
+    notes_ = p.cmd.notes;
     builder_ = std::make_unique<traffic::pktgen_builder>(p.cmd, p.dev, p.seed);
     board_software sw;
     sw.local_ipv4 = p.dev.ipv4;
@@ -100,6 +101,7 @@ void board_peer::report(nlohmann::json& j) const {
     j["coherency"] = std::move(b["coherency"]);
     const firmware::pktgen_thread* pg = board_->system().pktgen();  // null until the driver is up
     const firmware::pktgen_dev_stats st = pg ? pg->stats : firmware::pktgen_dev_stats{};
+    if (!notes_.empty()) j["notes"] = notes_;  // as the abstract model's: fecsim run prints them
     j["pktgen"] = {{"sofar", st.sofar}, {"tx_bytes", st.tx_bytes}, {"xmit_calls", st.xmit_calls},
                    {"skbs_built", st.skbs_built}, {"queue_stopped", st.queue_stopped}, {"errors", st.errors}};
     if (pg && !pg->running()) j["ended_s"] = pg->stopped().to_seconds();  // `count` packets sent, as pktgen's

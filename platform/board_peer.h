@@ -42,6 +42,7 @@ private:
     std::unique_ptr<traffic::pktgen_builder> builder_;
     std::unique_ptr<board> board_;
     sc_core::sc_time window_start_;
+    std::vector<std::string> notes_;  // script lines without meaning in the model (generator.notes)
 };
 
 }  // namespace fecsim

@@ -319,6 +319,15 @@ TEST(board_peer, a_frame_its_fec_took_early_that_the_switch_takes_back_is_given_
     EXPECT_EQ(taken.sw["ports"][1]["tx_frames"], taken.seen.back().first);
 }
 
+// A script line without meaning in the model is noted in the result (and so on stderr), as
+// with the abstract model.
+TEST(board_peer, script_lines_without_meaning_are_noted_in_the_result) {
+    const json r = run(e1, {"generator.pktgen=[\"count 0\", \"start\"]"});
+    ASSERT_TRUE(r["generator"].contains("notes")) << r["generator"].dump();
+    ASSERT_EQ(r["generator"]["notes"].size(), 1u);
+    EXPECT_EQ(r["generator"]["notes"][0], "generator.pktgen.1: start: the generator starts with the simulation");
+}
+
 TEST(board_peer, bad_settings_name_the_key) {
     auto message = [](std::vector<std::string> sets) {
         sets.insert(sets.begin(), "generator.kind=board");
