@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <fstream>
 #include <memory>
 
 namespace fecsim::traffic {
@@ -65,6 +66,12 @@ pcap_replay_params pcap_replay_params_from(const config& cfg, bool flow_control)
         throw cfg.error_at(param_error(std::vector<std::string>{"generator.kind", "generator.pcap_file"},
                                        "generator.kind pcap needs a capture file (generator.pcap_file)"));
     p.path = resolve_config_path(cfg, "/generator/pcap_file");
+    try {  // no file there: blame the key that named it (a bad capture's errors name the capture)
+        check_input_file(p.path);
+        if (!std::ifstream(p.path)) throw input_file_error(p.path + ": cannot open file");
+    } catch (const input_file_error& e) {
+        throw cfg.error_at("/generator/pcap_file", e.what());
+    }
     for (auto [key, mac] : {std::pair{"dst_mac", &p.dst_mac}, std::pair{"src_mac", &p.src_mac}}) {
         const std::string& text = g.string(std::string("pcap.") + key);
         if (text.empty()) continue;

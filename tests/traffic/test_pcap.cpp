@@ -239,6 +239,19 @@ TEST(pcap, kind_pcap_from_config) {
         EXPECT_EQ(std::string(e.what()), "--set generator.kind=pcap: /generator/kind: generator.kind pcap needs a capture "
                                          "file (generator.pcap_file)");
     }
+    // A path that leads to no file names the --set (or the experiment) and the key that gave it.
+    const std::string missing = test::scratch_path("missing.pcap"), dir = test::scratch_path("a-directory");
+    std::filesystem::create_directories(dir);
+    for (const auto& [path, problem] : {std::pair{missing, ": cannot open file"}, std::pair{dir, ": is a directory, not a file"}})
+        try {
+            make_generator("gen", config::load(test::write_file("plain.json", R"({"platform": "imx8mp"})"),
+                                               {"generator.kind=pcap", "generator.pcap_file=" + path}),
+                           false);
+            ADD_FAILURE() << "no error for " << path;
+        } catch (const config_error& e) {
+            EXPECT_EQ(std::string(e.what()),
+                      "--set generator.pcap_file=" + path + ": /generator/pcap_file: " + path + problem);
+        }
     const config bad = test::load_with_generator({{"kind", "pcap"}, {"pcap_file", test::write_file("x.pcap", "junk")}});
     EXPECT_THROW(make_generator("gen", bad, false), config_error);
 }
