@@ -86,11 +86,10 @@ nlohmann::json run_simulation(const config& cfg, const run_options& opt) {
         sampler = std::make_unique<telemetry_sampler>("telemetry", chip, *server, tp.interval_s, warmup_s,
                                                       warmup_s + duration_s);
         to_telemetry = [&](const std::vector<std::string>& lines) { sampler->add_lines(lines); };
-        if (!opt.quiet)
-            std::fprintf(stderr, "fecsim: telemetry on %s (fecsim watch %s)%s\n", server->address().c_str(),
-                         server->address().c_str(),
-                         tp.wait_clients ? ("; waiting for " + std::to_string(tp.wait_clients) + " client(s)").c_str()
-                                         : "");
+        // Printed even with --quiet: with port 0 it is the only way to learn where to connect.
+        std::fprintf(stderr, "fecsim: telemetry on %s (fecsim watch %s)%s\n", server->address().c_str(),
+                     server->address().c_str(),
+                     tp.wait_clients ? ("; waiting for " + std::to_string(tp.wait_clients) + " client(s)").c_str() : "");
         server->wait_for_clients(tp.wait_clients);
     }
     // Live output covers the measurement window, as the modelled tool started with it would.
@@ -108,7 +107,7 @@ nlohmann::json run_simulation(const config& cfg, const run_options& opt) {
                                             "); use a longer warm-up");
     chip.reset_stats();
     if (sampler) sampler->window_started();
-    if (auto* bridge = chip.bridge(); bridge && !opt.quiet)  // a host tool can start now
+    if (auto* bridge = chip.bridge())  // a host tool can start now (its port, too; --quiet or not)
         std::fprintf(stderr, "fecsim: bridge ready: %s on the %s port, %s pacing, %g s measured\n",
                      bridge->socket().description().c_str(), bridge->params().port.c_str(),
                      bridge->params().realtime ? "realtime" : "as_fast_as_possible", duration_s);

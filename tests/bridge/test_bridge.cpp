@@ -415,6 +415,21 @@ TEST(telemetry, one_json_object_per_interval_with_the_runs_own_lines) {
     EXPECT_GT(last["xdp"]["tx"].get<uint64_t>(), 60000u);
 }
 
+// --quiet silences the modelled tools, not where to reach the run: with port 0 (any free port)
+// these lines are the only way a client learns the port.
+TEST(telemetry, quiet_runs_still_say_where_the_telemetry_and_the_bridge_listen) {
+    udp_peer peer;
+    const fs::path out = fs::temp_directory_path() / ("fecsim-quiet-" + std::to_string(::getpid()) + ".json");
+    run r(bridge_args(peer, out, {"--set", "duration_s=0.01", "--set", "bridge.pacing=as_fast_as_possible",
+                                  "--listen", "127.0.0.1:0", "--quiet"}));
+    ASSERT_EQ(r.wait(), 0) << r.err();
+    fs::remove(out);
+    const std::string err = r.err();
+    EXPECT_TRUE(std::regex_search(err, std::regex(R"(fecsim: telemetry on 127\.0\.0\.1:[1-9]\d*)"))) << err;
+    EXPECT_TRUE(std::regex_search(err, std::regex(R"(fecsim: bridge ready: udp 127\.0\.0\.1:[1-9]\d* <->)"))) << err;
+    EXPECT_EQ(r.out(), "");  // the rest stays quiet
+}
+
 TEST(telemetry, a_stuck_client_loses_its_oldest_lines_counted_and_the_run_finishes) {
     const fs::path out = fs::temp_directory_path() / ("fecsim-telemetry-" + std::to_string(::getpid()) + ".json");
     run r(telemetry_args("127.0.0.1:0", {"--set", "duration_s=0.2", "--set", "telemetry.interval_s=0.0001", "--set",
