@@ -5,6 +5,7 @@
 
 #include <boost/asio.hpp>
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
@@ -225,7 +226,8 @@ void telemetry_sampler::sample() {
     j["phase"] = now_s <= warmup_s_ ? "warmup" : "measure";
     j["interval_s"] = interval;
     j["wall_s"] = wall_s;
-    j["eta_s"] = now_s > 0 ? wall_s * (total_s_ - now_s) / now_s : 0.0;
+    // The end's time can round a hair past total_s: never a negative estimate.
+    j["eta_s"] = now_s > 0 ? std::max(0.0, wall_s * (total_s_ - now_s) / now_s) : 0.0;
     j["rates"] = {
         {"generator_tx_pps", double(chip_.generator().tx_frames() - previous_gen_tx_) / interval},
         {"generator_rx_pps", double(chip_.generator().rx_frames() - previous_gen_rx_) / interval},

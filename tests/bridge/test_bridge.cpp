@@ -430,6 +430,28 @@ TEST(telemetry, quiet_runs_still_say_where_the_telemetry_and_the_bridge_listen) 
     EXPECT_EQ(r.out(), "");  // the rest stays quiet
 }
 
+// 0.05 + 0.3 s: the last object's simulated time rounds a hair past total_s, which gave an
+// estimate of -1.7e-17 s (shown by watch as "ETA -0 s").
+TEST(telemetry, the_time_left_is_never_negative_and_zero_at_the_end) {
+    run r(telemetry_args("127.0.0.1:0", {"--set", "warmup_s=0.05", "--set", "duration_s=0.3", "--set",
+                                         "telemetry.wait_clients=1"}));
+    const uint16_t port = await_telemetry(r);
+    ASSERT_NE(port, 0);
+    const int fd = connect_to(port);
+    std::string stream;
+    char buf[65536];
+    for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) stream.append(buf, size_t(n));
+    ::close(fd);
+    ASSERT_EQ(r.wait(), 0) << r.err();
+    std::istringstream lines(stream);
+    nlohmann::json last;
+    for (std::string l; std::getline(lines, l);) {
+        last = nlohmann::json::parse(l);
+        EXPECT_GE(last["eta_s"].get<double>(), 0.0) << l;
+    }
+    EXPECT_EQ(last["eta_s"].get<double>(), 0.0) << last.dump();
+}
+
 TEST(telemetry, a_stuck_client_loses_its_oldest_lines_counted_and_the_run_finishes) {
     const fs::path out = fs::temp_directory_path() / ("fecsim-telemetry-" + std::to_string(::getpid()) + ".json");
     run r(telemetry_args("127.0.0.1:0", {"--set", "duration_s=0.2", "--set", "telemetry.interval_s=0.0001", "--set",
