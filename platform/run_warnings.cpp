@@ -1,5 +1,7 @@
 #include "platform/run_warnings.h"
 
+#include "firmware/fec/fec.h"
+
 #include <cstdio>
 
 namespace fecsim {
@@ -58,6 +60,20 @@ std::vector<std::string> run_warnings(const nlohmann::json& r) {
     if (filtered > 0 && filtered >= accepted)
         w.push_back(fixed(100 * filtered / (filtered + accepted), 0) +
                     "% of the frames reaching the DUT were dropped by its MAC address filter: " + mac_fix);
+
+    // Frames longer than the receive limit the driver sets reach no XDP program and no stack.
+    const nlohmann::json& mib = dut.at("mib");
+    const double too_long = mib.at("RMON_R_OVERSIZE").get<double>() + mib.at("RMON_R_JAB").get<double>();
+    if (too_long > 0) {
+        const std::string source = bridged          ? "the host's frames"
+                                   : kind == "pcap" ? "the capture's frames"
+                                   : kind == "tcp"  ? "the client's segments (generator.tcp.mtu)"
+                                                    : "pktgen's frames (sample03 -s, pkt_size)";
+        w.push_back(fixed(too_long, 0) + " frames reaching the DUT were longer than its receive limit, " +
+                    std::to_string(firmware::fec::PKT_MAXBUF_SIZE) + " bytes with the FCS (RCR MAX_FL; MIB " +
+                    "RMON_R_OVERSIZE, RMON_R_JAB), and its driver dropped them as length errors: " + source +
+                    " must fit it");
+    }
 
     if (dut.at("packets") == 0) {
         std::string cause;

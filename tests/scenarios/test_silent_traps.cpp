@@ -72,6 +72,23 @@ TEST(silent_traps, frames_the_dut_filters_out_end_with_a_warning_naming_the_mac)
     EXPECT_EQ(r["warnings"], nlohmann::json(w)) << "the result file carries the same warnings";
 }
 
+TEST(silent_traps, frames_longer_than_the_duts_receive_limit_end_with_a_warning) {
+    // pktgen sends 9000-byte frames (it checks no MTU); the DUT's FEC flags them LG and the
+    // driver drops them, so XDP sees nothing while the DUT "receives" at line rate.
+    scratch s;
+    const auto [o, r] = run(s, "--set duration_s=0.01 --set 'generator.sample03=-s 9000'");
+    ASSERT_EQ(o.status, 0) << o.err;
+    EXPECT_EQ(r["rates"]["xdp_prog_pps"], 0);
+    const uint64_t oversize = r["dut"]["mib"]["RMON_R_OVERSIZE"];
+    EXPECT_GT(oversize, 100u);
+    const auto w = stderr_warnings(o.err);
+    ASSERT_EQ(w.size(), 1u) << o.err;
+    EXPECT_EQ(w[0], std::to_string(oversize) + " frames reaching the DUT were longer than its receive limit, 1984 bytes "
+                    "with the FCS (RCR MAX_FL; MIB RMON_R_OVERSIZE, RMON_R_JAB), and its driver dropped them as length "
+                    "errors: pktgen's frames (sample03 -s, pkt_size) must fit it");
+    EXPECT_EQ(r["warnings"], nlohmann::json(w));
+}
+
 TEST(silent_traps, a_pktgen_count_that_runs_out_in_the_warmup_says_so) {
     scratch s;
     const auto [o, r] = run(s, "--set duration_s=0.01 --set 'generator.sample03=-n 1000'");
