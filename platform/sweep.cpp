@@ -441,6 +441,33 @@ int sweep_main(const std::vector<std::string>& args, const std::string& self) {
     }
 }
 
+namespace {
+
+// The manifest as `sweep` writes it. Another tool's manifest.json, or a hand-edited one, is bad
+// input named by its JSON pointer; an id is a point directory's name, so it must be one of ours.
+void check_manifest(const ordered_json& m, const std::string& path) {
+    auto fail = [&](const std::string& pointer, const std::string& what) {
+        return config_error(path + ": " + pointer + ": " + what);
+    };
+    if (!m.is_object()) throw fail("/", "expected an object");
+    if (m.contains("name") && !m["name"].is_string()) throw fail("/name", "expected a string");
+    if (!m.contains("keys") || !m["keys"].is_array()) throw fail("/keys", "expected an array of swept keys");
+    for (size_t i = 0; i < m["keys"].size(); ++i)
+        if (!m["keys"][i].is_string()) throw fail("/keys/" + std::to_string(i), "expected a key");
+    if (!m.contains("points") || !m["points"].is_array()) throw fail("/points", "expected an array of points");
+    for (size_t i = 0; i < m["points"].size(); ++i) {
+        const ordered_json& pt = m["points"][i];
+        const std::string at = "/points/" + std::to_string(i);
+        if (!pt.is_object()) throw fail(at, "expected an object");
+        const bool hex_id = pt.contains("id") && pt["id"].is_string() && pt["id"].get<std::string>().size() == 16 &&
+                            pt["id"].get<std::string>().find_first_not_of("0123456789abcdef") == std::string::npos;
+        if (!hex_id) throw fail(at + "/id", "expected a point id (16 hex digits)");
+        if (!pt.contains("values") || !pt["values"].is_object()) throw fail(at + "/values", "expected an object");
+    }
+}
+
+}  // namespace
+
 int collect_main(const std::vector<std::string>& args) {
     if (args.size() != 1 || args[0].rfind("-", 0) == 0) {
         std::cerr << "fecsim: usage: fecsim collect DIR\n";
@@ -450,6 +477,7 @@ int collect_main(const std::vector<std::string>& args) {
     ordered_json m;
     try {
         m = read_ordered((dir / "manifest.json").string());
+        check_manifest(m, (dir / "manifest.json").string());
     } catch (const config_error& e) {
         std::cerr << e.what() << " (not a sweep directory?)\n";
         return 2;
@@ -478,8 +506,12 @@ int collect_main(const std::vector<std::string>& args) {
                 ++ok;
             } else if (fs::exists(pd / "status.json")) {
                 const ordered_json s = read_ordered((pd / "status.json").string());
+                if (!s.is_object() || !s.contains("exit") || !s["exit"].is_number_integer())
+                    throw config_error((pd / "status.json").string() + ": /exit: expected the run's exit status");
+                const bool has_message = s.contains("message") && s["message"].is_string();
                 row["status"] = "failed";
-                problems.push_back("failed " + id + what + ": exit " + s["exit"].dump() + ": " + s.value("message", ""));
+                problems.push_back("failed " + id + what + ": exit " + s["exit"].dump() + ": " +
+                                   (has_message ? s["message"].get<std::string>() : ""));
             } else {
                 row["status"] = "missing";
                 problems.push_back("missing " + id + what);

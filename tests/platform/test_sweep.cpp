@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -242,6 +243,38 @@ TEST(sweep, a_failing_point_is_recorded_and_the_others_go_on) {
     const json rows = read_json(d / "out" / "results.json");
     EXPECT_EQ(rows[1]["status"], "failed");
     EXPECT_FALSE(rows[1].contains("rates.xdp_prog_pps"));
+}
+
+// A directory with another tool's manifest.json, or a hand-edited sweep directory, used to
+// abort collect (an uncaught nlohmann::json type_error, or an assertion: exit 134).
+TEST(sweep, collect_refuses_a_manifest_or_status_it_did_not_write_with_one_line) {
+    const fs::path d = scratch();
+    const std::string manifest = (d / "manifest.json").string();
+    for (const auto& [text, expected] : std::vector<std::pair<std::string, std::string>>{
+             {"[]", ": /: expected an object"},
+             {R"({"name": "web app", "icons": []})", ": /keys: expected an array of swept keys"},
+             {R"({"keys": [1], "points": []})", ": /keys/0: expected a key"},
+             {R"({"keys": [], "points": "x"})", ": /points: expected an array of points"},
+             {R"({"keys": [], "points": [{}]})", ": /points/0/id: expected a point id (16 hex digits)"},
+             {R"({"keys": [], "points": [{"id": "../../etc", "values": {}}]})", ": /points/0/id: expected a point id"},
+             {R"({"keys": [], "points": [{"id": "0123456789abcdef"}]})", ": /points/0/values: expected an object"},
+         }) {
+        write(manifest, text);
+        const outcome c = run_fecsim("collect " + d.string());
+        EXPECT_EQ(c.status, 2) << text << "\n" << c.err;
+        EXPECT_EQ(c.err.rfind(manifest + expected, 0), 0u) << text << "\n" << c.err;
+        EXPECT_EQ(std::count(c.err.begin(), c.err.end(), '\n'), 1) << c.err;
+    }
+    // A status.json without the run's exit status: that point is unreadable, the others are listed.
+    write(manifest, R"({"keys": [], "points": [{"id": "0123456789abcdef", "values": {}}]})");
+    fs::create_directories(d / "points" / "0123456789abcdef");
+    write(d / "points" / "0123456789abcdef" / "status.json", "{}");
+    const outcome c = run_fecsim("collect " + d.string());
+    EXPECT_EQ(c.status, 1) << c.err;
+    EXPECT_NE(c.err.find("collect: unreadable " + (d / "points" / "0123456789abcdef" / "status.json").string() +
+                         ": /exit: expected the run's exit status"),
+              std::string::npos)
+        << c.err;
 }
 
 TEST(sweep, slurm_writes_an_array_script_for_the_grid) {
