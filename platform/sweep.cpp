@@ -335,6 +335,9 @@ fs::path write_sbatch(const plan& p, const sweep_options& o, const std::string& 
       << "#SBATCH --array=0-" << array_tasks(p, o) - 1 << "\n"
       << "#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=" << o.jobs << "\n"
       << "#SBATCH --output=" << (dir / "slurm" / "%A_%a.out").string() << "\n"
+      // The tree this command expanded the spec with, whatever the task's environment holds.
+      << "export FECSIM_CONFIG_DIR=" << shell_quote(fs::absolute(config::default_config_dir()).lexically_normal().string())
+      << "\n"
       << "exec " << shell_quote(self) << " sweep " << shell_quote(p.spec_path) << " --out " << shell_quote(dir.string())
       << (o.jobs > 1 ? " --jobs " + std::to_string(o.jobs) : "") << (o.force ? " --force" : "") << "\n";
     const fs::path script = dir / "sweep.sbatch";

@@ -290,6 +290,18 @@ TEST(sweep, slurm_writes_an_array_script_for_the_grid) {
         << script;
     EXPECT_NE(script.find("#SBATCH --cpus-per-task=1\n"), std::string::npos) << script;
     EXPECT_TRUE(fs::is_empty(d / "out" / "points")) << "--slurm runs nothing itself";
+    // The configuration tree is named too: a task run from another shell reads the same one.
+    const std::string tree_line = "export FECSIM_CONFIG_DIR='";
+    const size_t at = script.find(tree_line);
+    ASSERT_NE(at, std::string::npos) << script;
+    const std::string tree = script.substr(at + tree_line.size(), script.find('\'', at + tree_line.size()) - at - tree_line.size());
+    EXPECT_TRUE(fs::is_directory(fs::path(tree) / "schema")) << tree;
+    const std::string other = (d / "other-tree").string();
+    fs::create_directories(other);
+    fs::copy(FECSIM_SOURCE_CONFIG_DIR, other, fs::copy_options::recursive);
+    ASSERT_EQ(run_fecsim("sweep " + spec + " --out " + (d / "other").string() + " --slurm", "FECSIM_CONFIG_DIR=" + other).status, 0);
+    EXPECT_NE(read_text(d / "other" / "sweep.sbatch").find(tree_line + other + "'\n"), std::string::npos)
+        << read_text(d / "other" / "sweep.sbatch");
     // Fewer tasks, each running its slice two points at a time.
     ASSERT_EQ(run_fecsim("sweep " + spec + " --out " + (d / "two").string() + " --slurm --tasks 2 --jobs 2").status, 0);
     const std::string two = read_text(d / "two" / "sweep.sbatch");
