@@ -191,8 +191,15 @@ std::unique_ptr<host_bridge> make_host_bridge(const char* name, const config& cf
             if (!parse_host_port(udp, peer, error)) throw cfg.error_at("/bridge/udp", error);
             if (peer.port == 0) throw cfg.error_at("/bridge/udp", "the peer's port must not be 0");
             if (!parse_host_port(b.string("udp_local"), local, error)) throw cfg.error_at("/bridge/udp_local", error);
+            const auto v6 = [](const host_port& h) { return h.host.find(':') != std::string::npos; };
+            if (v6(peer) != v6(local))  // an IPv6 literal has colons, IPv4 none
+                throw cfg.error_at(param_error(std::vector<std::string>{"bridge.udp", "bridge.udp_local"},
+                                               "the peer " + udp + " and the local address " + b.string("udp_local") +
+                                                   " (bridge.udp_local) must both be IPv4 or both IPv6"));
             socket = host_socket::open_udp(peer, local, p.queue_frames);
         }
+    } catch (const host_bind_error& e) {
+        throw cfg.error_at("/bridge/udp_local", e.what());
     } catch (const host_socket_error& e) {
         throw cfg.error_at(key, e.what());
     }

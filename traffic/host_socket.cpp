@@ -333,7 +333,7 @@ std::unique_ptr<host_socket> host_socket::open_udp(const host_port& peer, const 
     boost::system::error_code ec;
     s->udp.open(local_ep.protocol(), ec);
     if (!ec) s->udp.bind(local_ep, ec);
-    if (ec) throw host_socket_error("cannot bind UDP " + endpoint_text(local_ep) + ": " + ec.message());
+    if (ec) throw host_bind_error("cannot bind UDP " + endpoint_text(local_ep) + ": " + ec.message());
     // A larger receive buffer takes bursts; SO_RXQ_OVFL counts what still overflows it.
     s->udp.set_option(asio::socket_base::receive_buffer_size(1 << 20), ec);
     const int one = 1;

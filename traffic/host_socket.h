@@ -39,6 +39,10 @@ constexpr size_t min_host_frame_bytes = 14;
 struct host_socket_error : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
+// The local end of a UDP bridge could not be bound (bridge.udp_local is to blame, not the peer).
+struct host_bind_error : host_socket_error {
+    using host_socket_error::host_socket_error;
+};
 
 // Parses "HOST:PORT" or "[V6]:PORT" (HOST a numeric address or "localhost"); nullopt-like
 // empty host on failure, with the reason in `error`.

@@ -334,6 +334,11 @@ TEST(bridge_udp, bad_bridge_and_listen_settings_are_one_line_and_exit_2) {
              {{"--tap", "a-name-far-too-long"}, "/bridge/tap: interface name must have 1 to 15 characters"},
              {{"--udp-bridge", "127.0.0.1:9", "--set", "bridge.port=switch", "--set", "link.topology=direct"},
               "/bridge/port: a switch port for the host needs link.topology switch"},
+             {{"--udp-bridge", "127.0.0.1:9", "--set", "bridge.udp_local=192.0.2.1:0"},
+              "--set bridge.udp_local=192.0.2.1:0: /bridge/udp_local: cannot bind UDP 192.0.2.1:0: "},
+             {{"--udp-bridge", "[::1]:9"},
+              "--set bridge.udp=[::1]:9: /bridge/udp: the peer [::1]:9 and the local address 127.0.0.1:0 (bridge.udp_local) "
+              "must both be IPv4 or both IPv6"},
              {{"--listen", "192.0.2.1:9"}, "/telemetry/listen: 192.0.2.1 is not a loopback address"},
              {{"--listen", "127.0.0.1:99999"}, "/telemetry/listen: port \"99999\" is not a number"},
          }) {
