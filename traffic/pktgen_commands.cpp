@@ -312,6 +312,7 @@ std::vector<std::string> sample03_commands(std::string_view options) {
     // Defaults of the script and of parameters.sh (reference/test-tools.md T.1).
     std::string pkt_size = "60", dest = "198.18.0.42", dst_mac = "90:e2:ba:ff:ff:ff", burst = "32";
     std::string clone = "0", count = "0", delay = "0", ports;
+    bool udp_csum = false;
     const auto words = split_words(options);
     for (size_t i = 0; i < words.size(); ++i) {
         const std::string& o = words[i];
@@ -331,6 +332,7 @@ std::vector<std::string> sample03_commands(std::string_view options) {
         else if (o == "-t") {
             if (value() != "1") fail("sample03: -t: only one pktgen thread is modelled");
         } else if (o == "-f") (void)value();  // first CPU: no effect with one thread
+        else if (o == "-k") udp_csum = true;  // UDP_CSUM: the UDP checksum is filled in
         else if (o == "-6") fail("sample03: -6: IPv6 is not modelled");
         else if (o == "-v" || o == "-x" || o == "-a") {}  // verbose, debug, append: no effect
         else fail("sample03: unknown option \"" + o + "\"");
@@ -359,6 +361,7 @@ std::vector<std::string> sample03_commands(std::string_view options) {
         c.push_back("udp_dst_min " + lo);
         c.push_back("udp_dst_max " + hi);
     }
+    if (udp_csum) c.push_back("flag UDPCSUM");
     if (burst != "0") c.push_back("burst " + burst);
     return c;
 }

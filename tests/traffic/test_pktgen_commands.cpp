@@ -201,6 +201,11 @@ TEST(pktgen_commands, sample03_options) {
     EXPECT_EQ(p.clone_skb, 3u);
     EXPECT_TRUE(p.has(F_NO_TIMESTAMP));
     EXPECT_TRUE(p.has(F_QUEUE_MAP_CPU));
+    EXPECT_FALSE(p.has(F_UDPCSUM));
+    // -k (UDP_CSUM): flag UDPCSUM, written after the ports and before the burst, as the script does
+    const auto k = sample03_commands("-p 9 -k");
+    EXPECT_EQ(std::vector<std::string>(k.end() - 5, k.end()),
+              (std::vector<std::string>{"flag UDPDST_RND", "udp_dst_min 9", "udp_dst_max 9", "flag UDPCSUM", "burst 32"}));
     EXPECT_THROW(sample03_commands("-q 1"), pktgen_command_error);
     EXPECT_THROW(sample03_commands("-s"), pktgen_command_error);
     EXPECT_THROW(sample03_commands("-t 4"), pktgen_command_error);
