@@ -197,8 +197,9 @@ void pktgen_script::write(const std::string& file, const std::string& command, c
             return;
         }
         if (verb == "add_device") {
-            const std::string dev = arg.substr(0, arg.find('@'));  // eth0@1: a queue of eth0
-            if (dev.empty() || arg.find(' ') != std::string::npos) fail("add_device: expected one device name");
+            // eth0@1 (queue 1 of eth0, as the samples add it) is also the name of its device file
+            const std::string& dev = arg;
+            if (dev.empty() || dev[0] == '@' || dev.find(' ') != std::string::npos) fail("add_device: expected one device name");
             if (dev_ && *dev_ != dev)
                 fail("add_device " + dev + ": fecsim models one pktgen device, " + *dev_ + " is added already");
             if (removed_) {  // a new device starts from pktgen's defaults

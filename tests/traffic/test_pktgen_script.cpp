@@ -82,6 +82,13 @@ TEST(pktgen_script, thread_commands_act_on_the_one_device_as_the_kernel_would) {
               "add_device eth1: fecsim models one pktgen device, eth0 is added already");
     EXPECT_EQ(error_of({"echo 'count 1' > /proc/net/pktgen/eth0", "echo 'count 1' > /proc/net/pktgen/eth1"}),
               "eth1: not the pktgen device (eth0); fecsim models one device");
+    // DEV@Q (the samples add ${DEV}@${thread}) names the device file as in the kernel; a second
+    // queue is a second device.
+    EXPECT_EQ(run_script({"rem_device_all", "add_device eth0@0", "echo 'burst 8' > /proc/net/pktgen/eth0@0"}).burst, 8u);
+    EXPECT_EQ(error_of({"add_device eth0@0", "echo 'burst 8' > /proc/net/pktgen/eth0"}),
+              "eth0: not the pktgen device (eth0@0); fecsim models one device");
+    EXPECT_EQ(error_of({"add_device eth0@0", "add_device eth0@1"}),
+              "add_device eth0@1: fecsim models one pktgen device, eth0@0 is added already");
     const pktgen_params noted = run_script({"PGDEV=/proc/net/pktgen/kpktgend_0", "pgset \"max_before_softirq 5000\"",
                                             "PGDEV=/proc/net/pktgen/pgctrl", "pgset \"stop\""});
     EXPECT_EQ(noted.notes, (std::vector<std::string>{"line 2: max_before_softirq: ignored (one thread, no softirq model)",
@@ -98,10 +105,11 @@ TEST(pktgen_script, the_samples_helpers_pg_ctrl_pg_thread_and_pg_set) {
         "DEV=eth0",
         "DST_MAC=00:04:9f:07:9f:01",
         "pg_thread 0 \"rem_device_all\"",
-        "pg_thread 0 \"add_device\" $DEV",
-        "pg_set $DEV \"pkt_size 124\"",
-        "pg_set $DEV \"dst_mac $DST_MAC\"",
-        "pg_set $DEV flag UDPCSUM",
+        "dev=${DEV}@0",
+        "pg_thread 0 \"add_device\" $dev",
+        "pg_set $dev \"pkt_size 124\"",
+        "pg_set $dev \"dst_mac $DST_MAC\"",
+        "pg_set $dev flag UDPCSUM",
         "pg_ctrl \"start\"",
     }, configured);
     EXPECT_EQ(p.burst, 1u);  // rem_device_all + add_device: pktgen's defaults
@@ -110,7 +118,7 @@ TEST(pktgen_script, the_samples_helpers_pg_ctrl_pg_thread_and_pg_set) {
     EXPECT_TRUE(p.flags & F_UDPCSUM);
     EXPECT_EQ(p.notes, (std::vector<std::string>{
                            "line 1: source ${basedir}/functions.sh: not read (fecsim applies its pg_ctrl, pg_thread and pg_set itself)",
-                           "line 9: start: the generator starts with the simulation"}));
+                           "line 10: start: the generator starts with the simulation"}));
     EXPECT_EQ(error_of({"pg_set eth0 \"pkt_size 60\"", "pg_set eth1 \"pkt_size 60\""}),
               "eth1: not the pktgen device (eth0); fecsim models one device");
     EXPECT_EQ(error_of({"pg_thread 0"}), "pg_thread: expected a thread number and a command");
