@@ -192,21 +192,13 @@ public:
                                        " appends)");
                 if (std::stoul(key) == node->size()) node->push_back(nullptr);
                 json& element = (*node)[std::stoul(key)];
-                if (slash == pointer.size()) {
-                    element = value;
-                    record(p, value, source);
-                    return;
-                }
+                if (slash == pointer.size()) return place(element, value, p, source);
                 node = &element;
                 start = slash + 1;
                 continue;
             }
             if (!node->is_object()) throw config_error(source + ": " + parent + ": is not an object");
-            if (slash == pointer.size()) {
-                (*node)[key] = value;
-                record(p, value, source);
-                return;
-            }
+            if (slash == pointer.size()) return place((*node)[key], value, p, source);
             if (!node->contains(key)) {
                 // A list the layers left out (schema default []) starts empty: "list.0" appends.
                 const bool list = slash + 1 < pointer.size() && std::isdigit(static_cast<unsigned char>(pointer[slash + 1]));
@@ -228,6 +220,14 @@ public:
     }
 
 private:
+    // An object merges into the object below it key by key, as a layer's objects do; any other
+    // value replaces what was there.
+    void place(json& slot, const json& value, const std::string& p, const std::string& source) {
+        if (value.is_object() && slot.is_object()) return merge_into(slot, value, p, source);
+        slot = value;
+        record(p, value, source);
+    }
+
     void record(const std::string& p, const json& v, const std::string& source) {
         origin[p] = source;
         if (v.is_object())
@@ -502,8 +502,11 @@ config config::for_platform(const std::string& platform, json settings, const st
 
 config config::assemble(const json& experiment, const std::string& experiment_path, const std::vector<std::string>& sets,
                         const std::string& config_dir) {
-    if (!experiment.contains("platform") || !experiment["platform"].is_string())
+    if (!experiment.contains("platform"))
         throw config_error(experiment_path + ": /platform: missing required key (the platform profile's name)");
+    if (!experiment["platform"].is_string())
+        throw config_error(experiment_path + ": /platform: expected a string (the platform profile's name), got " +
+                           describe(experiment["platform"]));
 
     const std::string platform = experiment["platform"];
     const fs::path platform_path = fs::path(config_dir) / "platforms" / (platform + ".json");

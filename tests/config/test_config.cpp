@@ -133,6 +133,26 @@ TEST(config, a_sample03_set_adds_its_options_to_the_experiments) {
     EXPECT_EQ(config::load(exp, {"description=x"}, d.root.string()).tree()["description"], "x");
 }
 
+TEST(config, an_object_set_merges_key_by_key_as_the_layers_do) {
+    // fails before: the --set replaced the whole object, so the experiment's sample03 (-d, -m) and
+    // rx_enabled silently fell back to the schema's defaults, and mem.ddr lost the profile's keys
+    scratch_dir d;
+    const std::string exp = d.write("e.json", R"({"platform": "imx8mp", "generator": {"sample03": "-m 00:04:9f:07:9f:01", "rx_enabled": false}})");
+    const config c = config::load(exp, {R"(generator={"kind": "pktgen"})", R"(mem.ddr={"read_latency_ns": 50})"},
+                                  d.root.string());
+    EXPECT_EQ(c.tree()["generator"]["kind"], "pktgen");
+    EXPECT_EQ(c.tree()["generator"]["sample03"], "-m 00:04:9f:07:9f:01");
+    EXPECT_EQ(c.tree()["generator"]["rx_enabled"], false);
+    EXPECT_EQ(c.tree()["mem"]["ddr"]["read_latency_ns"], 50);
+    const config profile = config::load(exp, {}, d.root.string());
+    EXPECT_EQ(c.tree()["mem"]["ddr"]["size_bytes"], profile.tree()["mem"]["ddr"]["size_bytes"]);
+    // An element of a list of objects merges too; a value the object's key does not take is still named.
+    EXPECT_EQ(config::load(exp, {R"(mem.regions.1={"latency_ns": 7})"}, d.root.string()).tree()["mem"]["regions"][1]["base"],
+              profile.tree()["mem"]["regions"][1]["base"]);
+    EXPECT_EQ(load_error(exp, {R"(mem.ddr={"burst_bytes": 48})"}, d.root.string()),
+              R"(--set mem.ddr={"burst_bytes": 48}: /mem/ddr/burst_bytes: expected one of 16, 32, 64, 128, got 48)");
+}
+
 TEST(config, a_result_file_given_as_the_experiment_is_named_as_such) {
     scratch_dir d;
     const std::string result = d.write("r.json", R"({"rates": {}, "config": {"platform": "imx8mp"}, "sim": {}})");
@@ -198,6 +218,10 @@ TEST(config, unusable_files_are_clear_errors) {
     const std::string no_platform = d.write("a.json", R"({"seed": 1})");
     EXPECT_EQ(load_error(no_platform, {}, d.root.string()),
               no_platform + ": /platform: missing required key (the platform profile's name)");
+    // fails before: "/platform: missing required key" for a platform that is there, as a number
+    const std::string number = d.write("n.json", R"({"platform": 5})");
+    EXPECT_EQ(load_error(number, {}, d.root.string()),
+              number + ": /platform: expected a string (the platform profile's name), got 5");
     const std::string unknown = d.write("b.json", R"({"platform": "imx99"})");
     EXPECT_EQ(load_error(unknown, {}, d.root.string()), unknown + ": /platform: unknown platform \"imx99\" (known: imx8mp)");
     const std::string array = d.write("c.json", "[1, 2]");
