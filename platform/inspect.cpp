@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <map>
 
@@ -15,14 +14,9 @@ using nlohmann::json;
 using nlohmann::ordered_json;
 
 json read_result(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw config_error(path + ": cannot open file");
-    json j;
-    try {
-        j = json::parse(in);
-    } catch (const json::parse_error& e) {
-        throw config_error(path + ": invalid JSON: " + e.what());
-    }
+    // Read as every input is: a directory, a file past the size limit or nesting too deep is a
+    // clear error, not a crash.
+    const json j = parse_json_file(read_input_file(path), path);
     if (!j.is_object() || !j.contains("sim")) throw config_error(path + ": /sim: missing (not a fecsim result file)");
     return j;
 }
@@ -148,9 +142,15 @@ int stats_main(const std::vector<std::string>& args) {
 int diff_main(const std::vector<std::string>& args) {
     std::vector<std::string> files;
     double threshold_pct = 0;
+    bool threshold_given = false;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a == "--threshold" || a.rfind("--threshold=", 0) == 0) {
+            if (threshold_given) {
+                std::cerr << "fecsim: --threshold given twice\n";
+                return 2;
+            }
+            threshold_given = true;
             std::string v = a.size() > 11 ? a.substr(12) : (i + 1 < args.size() ? args[++i] : "");
             if (!v.empty() && v.back() == '%') v.pop_back();
             char* end = nullptr;

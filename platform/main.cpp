@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -65,30 +66,36 @@ options parse(int argc, char** argv) {
         o.command != "--version")
         throw bad_usage{"unknown command '" + o.command + "'"};
     const bool takes_run_options = o.command == "run";
+    std::set<std::string> seen;  // an option's value counts once (--set adds): a second would silently win
     for (size_t i = 1; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto value = [&](const std::string& flag) -> std::string {
             std::string v;
             if (a.compare(0, flag.size() + 1, flag + "=") == 0) v = a.substr(flag.size() + 1);
-            else if (i + 1 < args.size()) v = args[++i];
+            // The next option is not a value: "--out --quiet" would write a file named --quiet.
+            else if (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0) v = args[++i];
             if (v.empty()) throw bad_usage{flag + " needs a value"};
             return v;
         };
-        auto is = [&](const std::string& flag) { return a == flag || a.rfind(flag + "=", 0) == 0; };
+        auto is = [&](const std::string& flag, bool takes_value = true) {
+            if (a != flag && !(takes_value && a.rfind(flag + "=", 0) == 0)) return false;
+            if (takes_value && flag != "--set" && !seen.insert(flag).second) throw bad_usage{flag + " given twice"};
+            return true;
+        };
         if (o.command == "list" || o.command == "help" || o.command == "--version")
             throw bad_usage{o.command + " takes no arguments, got '" + a + "'"};
         if (is("--set")) o.sets.push_back(value("--set"));
         else if (takes_run_options && is("--out")) o.out_path = value("--out");
-        else if (takes_run_options && a == "--pcap-warmup") o.run.pcap_warmup = true;
+        else if (takes_run_options && is("--pcap-warmup", false)) o.run.pcap_warmup = true;
         else if (takes_run_options && is("--pcap")) o.run.pcap_path = value("--pcap");
         else if (takes_run_options && is("--trace")) o.run.trace_path = value("--trace");
         else if (takes_run_options && is("--max-wall-s")) o.run.max_wall_s = positive_seconds(value("--max-wall-s"));
-        else if (takes_run_options && a == "--quiet") o.run.quiet = true;
+        else if (takes_run_options && is("--quiet", false)) o.run.quiet = true;
         // The bridge and telemetry flags are short for their configuration keys (docs/bridge.md).
         else if (takes_run_options && is("--tap")) o.sets.push_back("bridge.tap=" + value("--tap"));
         else if (takes_run_options && is("--udp-bridge")) o.sets.push_back("bridge.udp=" + value("--udp-bridge"));
         else if (takes_run_options && is("--listen")) o.sets.push_back("telemetry.listen=" + value("--listen"));
-        else if (takes_run_options && a == "--listen-remote") o.sets.push_back("telemetry.allow_remote=true");
+        else if (takes_run_options && is("--listen-remote", false)) o.sets.push_back("telemetry.allow_remote=true");
         else if (a.rfind("-", 0) == 0) throw bad_usage{"unknown option '" + a + "' for " + o.command};
         else if (o.config_path.empty()) o.config_path = a;
         else throw bad_usage{"unexpected argument '" + a + "'"};
@@ -154,7 +161,9 @@ int main(int argc, char** argv) {
     try {
         o = parse(argc, argv);
     } catch (const bad_usage& e) {
-        std::cerr << "fecsim: " << e.message << '\n' << usage;
+        // One line for a mistake; the whole usage only when there is no command at all.
+        if (argc < 2) std::cerr << "fecsim: " << e.message << '\n' << usage;
+        else std::cerr << "fecsim: " << e.message << " (fecsim help shows the usage)\n";
         return 2;
     }
     if (o.command == "help") {
@@ -171,7 +180,12 @@ int main(int argc, char** argv) {
 
     std::optional<fecsim::config> cfg;
     try {
-        cfg = fecsim::config::load(fecsim::experiment_path(o.config_path), o.sets);
+        const std::string experiment = fecsim::experiment_path(o.config_path);
+        std::error_code ec;
+        if (o.config_path.find('/') == std::string::npos && !std::filesystem::exists(experiment, ec))
+            throw fecsim::config_error(o.config_path + ": no such file, nor an experiment of that name in " +
+                                       fecsim::config::default_config_dir() + "/experiments (fecsim list shows them)");
+        cfg = fecsim::config::load(experiment, o.sets);
         if (o.command == "validate") fecsim::check_assembly(*cfg);
         // Every output is checked before simulating, not found unwritable after the run.
         for (const auto& [flag, path] : {std::pair{"--out", o.out_path}, {"--pcap", o.run.pcap_path}, {"--trace", o.run.trace_path}})

@@ -42,17 +42,50 @@ TEST(cli, validate_reports_each_problem_on_one_line_with_exit_2) {
     EXPECT_NE(o.err.find(data + "/three_errors.json: /warmup_s: expected a value in"), std::string::npos);
 }
 
-TEST(cli, bad_command_lines_exit_2_with_usage) {
-    for (const char* args : {"", "frobnicate", "run", "run a.json b.json", "run " FECSIM_SOURCE_CONFIG_DIR "/experiments/imx8mp-xdp-tx.json --bogus",
+TEST(cli, bad_command_lines_exit_2_with_one_line) {
+    // fails before: each printed its line followed by the 13 lines of the usage
+    for (const char* args : {"frobnicate", "run", "run a.json b.json", "run " FECSIM_SOURCE_CONFIG_DIR "/experiments/imx8mp-xdp-tx.json --bogus",
                              "list extra", "validate x.json --out r.json", "run x.json --set"}) {
         const outcome o = run(args);
         EXPECT_EQ(o.status, 2) << args;
         EXPECT_EQ(o.err.rfind("fecsim: ", 0), 0u) << args << ": " << o.err;
-        EXPECT_NE(o.err.find("usage:"), std::string::npos) << args;
+        EXPECT_EQ(count_lines(o.err), 1u) << args << ": " << o.err;
+        EXPECT_NE(o.err.find(" (fecsim help shows the usage)\n"), std::string::npos) << args << ": " << o.err;
     }
+    const outcome bare = run("");  // no command at all: the usage itself
+    EXPECT_EQ(bare.status, 2);
+    EXPECT_NE(bare.err.find("usage: fecsim run CONFIG.json"), std::string::npos) << bare.err;
     const outcome missing = run("run /nonexistent/exp.json");
     EXPECT_EQ(missing.status, 2);
     EXPECT_EQ(missing.err, "/nonexistent/exp.json: cannot open file\n");
+}
+
+TEST(cli, an_option_missing_its_value_or_given_twice_is_refused) {
+    // fails before: "--out --quiet" ran the whole experiment, loudly, into a file named --quiet;
+    // a second --out (--pcap, --max-wall-s, ...) silently replaced the first
+    const std::string e = "run " + experiment + " --set duration_s=100 ";
+    const std::vector<std::pair<std::string, std::string>> rows = {
+        {e + "--out --quiet", "fecsim: --out needs a value (fecsim help shows the usage)\n"},
+        {e + "--pcap --pcap-warmup", "fecsim: --pcap needs a value (fecsim help shows the usage)\n"},
+        {e + "--out a.json --out=b.json", "fecsim: --out given twice (fecsim help shows the usage)\n"},
+        {e + "--max-wall-s 5 --max-wall-s 9", "fecsim: --max-wall-s given twice (fecsim help shows the usage)\n"},
+        {e + "--tap t0 --tap t1", "fecsim: --tap given twice (fecsim help shows the usage)\n"},
+        {e + "--quiet=yes", "fecsim: unknown option '--quiet=yes' for run (fecsim help shows the usage)\n"},
+    };
+    for (const auto& [args, error] : rows) {
+        const outcome o = run(args);
+        EXPECT_EQ(o.status, 2) << args;
+        EXPECT_EQ(o.err, error) << args;
+        EXPECT_EQ(o.out, "") << args;
+    }
+    EXPECT_FALSE(fs::exists("--quiet"));
+    // A switch given twice changes nothing, and --set adds up.
+    const outcome twice = run("validate " + experiment + " --set seed=3 --set duration_s=0.5");
+    ASSERT_EQ(twice.status, 0) << twice.err;
+    EXPECT_EQ(nlohmann::json::parse(twice.out).at("seed"), 3);
+    EXPECT_EQ(nlohmann::json::parse(twice.out).at("duration_s"), 0.5);
+    EXPECT_EQ(run("run " + experiment + " --quiet --quiet --set duration_s=100 --out /dev/full").status, 2)
+        << "refused for the output, not for the repeated --quiet";
 }
 
 TEST(cli, problems_found_while_assembling_or_booting_are_bad_input_too) {
@@ -163,7 +196,13 @@ TEST(cli, a_shipped_experiment_runs_by_name) {
     const outcome o = run("validate imx8mp-xdp-tx --set seed=4");
     ASSERT_EQ(o.status, 0) << o.err;
     EXPECT_EQ(nlohmann::json::parse(o.out).at("seed"), 4);
-    EXPECT_EQ(run("validate no-such-experiment").err, "no-such-experiment: cannot open file\n");
+    // fails before: "no-such-experiment: cannot open file", which named neither the tree nor fecsim list
+    EXPECT_EQ(run("validate no-such-experiment").err,
+              "no-such-experiment: no such file, nor an experiment of that name in " FECSIM_SOURCE_CONFIG_DIR
+              "/experiments (fecsim list shows them)\n");
+    EXPECT_EQ(run("validate imx8mp-xdp-tx", "FECSIM_CONFIG_DIR=/nonexistent ").err,
+              "imx8mp-xdp-tx: no such file, nor an experiment of that name in /nonexistent/experiments (fecsim list "
+              "shows them)\n");
 }
 
 TEST(cli, help_and_version_flags) {
@@ -266,7 +305,7 @@ TEST(cli, unwritable_outputs_are_refused_before_simulating) {
     }
     const outcome empty = run("run " + experiment + " --out ''");
     EXPECT_EQ(empty.status, 2);
-    EXPECT_EQ(empty.err.rfind("fecsim: --out needs a value\n", 0), 0u) << empty.err;
+    EXPECT_EQ(empty.err, "fecsim: --out needs a value (fecsim help shows the usage)\n");
     // The probe leaves nothing behind.
     const std::string fresh = tmp + "/fecsim-probe-" + std::to_string(::getpid()) + ".json";
     EXPECT_EQ(run("run " + experiment + " --quiet --set duration_s=100 --out " + fresh + " --trace /dev/full").status, 2);

@@ -353,6 +353,10 @@ TEST(diff, lists_what_moved_by_relative_change_and_exits_1) {
     EXPECT_EQ(big.status, 1);
     EXPECT_EQ(big.out.find("\nrates.xdp_prog_pps "), std::string::npos) << big.out;
     EXPECT_EQ(run_fecsim("diff " + v4 + " " + v4 + " --threshold=-1").status, 2);
+    // fails before: the second threshold silently replaced the first (exit 0)
+    const outcome twice = run_fecsim("diff " + v4 + " " + v4 + " --threshold 1 --threshold 2");
+    EXPECT_EQ(twice.status, 2);
+    EXPECT_EQ(twice.err, "fecsim: --threshold given twice\n");
     EXPECT_EQ(run_fecsim("diff " + v4 + " " + std::string(FECSIM_SOURCE_CONFIG_DIR) + "/platforms/imx8mp.json").status, 2);
 }
 
@@ -399,6 +403,24 @@ TEST(stats, prints_the_driver_counters_in_ethtool_order_for_the_window) {
     EXPECT_GT(r["dut"]["rx_queues"].size(), 0u);
 
     EXPECT_EQ(run_fecsim("stats " + std::string(FECSIM_SOURCE_CONFIG_DIR) + "/platforms/imx8mp.json").status, 2);
+}
+
+TEST(stats, unreadable_result_files_exit_2_with_one_line) {
+    // fails before: a directory ended both commands in an uncaught std::ios_failure (exit 134)
+    const fs::path d = scratch();
+    const std::string dir = d.string(), truncated = write(d / "cut.json", "{\"sim\": {\"wall_s\": 1,");
+    const std::vector<std::pair<std::string, std::string>> rows = {
+        {"stats " + dir, dir + ": is a directory, not a file\n"},
+        {"diff " + dir + " " + dir, dir + ": is a directory, not a file\n"},
+        {"stats " + truncated, truncated + ": line 1, column 22: invalid JSON: syntax error while parsing object key - "
+                               "unexpected end of input; expected string literal\n"},
+    };
+    for (const auto& [args, error] : rows) {
+        const outcome o = run_fecsim(args);
+        EXPECT_EQ(o.status, 2) << args;
+        EXPECT_EQ(o.err, error) << args;
+        EXPECT_EQ(o.out, "") << args;
+    }
 }
 
 }  // namespace
