@@ -255,6 +255,47 @@ TEST(cli, same_config_and_seed_give_the_same_result_bytes) {
     fs::remove_all(dir);
 }
 
+// True when `word` stands in `text` as a whole name (not part of a longer one).
+bool names(const std::string& text, const std::string& word) {
+    const auto part_of_name = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1))
+        if ((at == 0 || !part_of_name(text[at - 1])) &&
+            (at + word.size() == text.size() || !part_of_name(text[at + word.size()])))
+            return true;
+    return false;
+}
+
+TEST(cli, every_key_of_a_result_is_described_in_results_md) {
+    // fails before: dut.driver.irq_none, spurious_irqs and redirect_errors, the links' speed_mbps
+    // and propagation_ns, the coherency checker's mode and dma_coherent were in no line of
+    // docs/results.md
+    const std::string path = fs::temp_directory_path().string() + "/fecsim-keys-" + std::to_string(::getpid()) + ".json";
+    ASSERT_EQ(run("run " + experiment + " --quiet --set warmup_s=0.01 --set duration_s=0.002 --out " + path).status, 0);
+    std::ifstream in(path);
+    const auto result = nlohmann::json::parse(in);
+    fs::remove(path);
+    std::ifstream doc_in(fs::path(FECSIM_SOURCE_CONFIG_DIR).parent_path() / "docs/results.md"),
+        fec_in(fs::path(FECSIM_SOURCE_CONFIG_DIR).parent_path() / "docs/models/fec.md");
+    const std::string doc((std::istreambuf_iterator<char>(doc_in)), {}), fec((std::istreambuf_iterator<char>(fec_in)), {});
+    ASSERT_FALSE(doc.empty());
+    // The sections whose rows name every key; the others describe theirs as a family (the
+    // kernel's netdev and page_pool names, the core's counters, per-function and MIB names),
+    // and the FEC model's own statistics the `dut.*` row sends to docs/models/fec.md.
+    std::vector<std::string> keys;
+    for (const char* section : {"/sim", "/rates", "/dut", "/dut/driver", "/dut/tcp", "/dut/xdp", "/cpu/core0/time_ns",
+                                "/cpu/core0/ns_per_packet", "/coherency", "/link/dut", "/link/generator", "/mem/ddr", "/mem/bus"}) {
+        const nlohmann::json& node = result.at(nlohmann::json::json_pointer(section));
+        for (auto& [k, v] : node.items())
+            if (!v.is_object() && !v.is_array()) keys.push_back(section + std::string("/") + k);
+    }
+    ASSERT_GT(keys.size(), 100u);
+    for (const std::string& key : keys) {
+        const std::string name = key.substr(key.rfind('/') + 1);
+        const bool fec_statistic = key.rfind('/') == 4 && key.rfind("/dut/", 0) == 0;
+        EXPECT_TRUE(names(doc, name) || (fec_statistic && names(fec, name))) << key << " is not described";
+    }
+}
+
 TEST(cli, trace_is_a_chrome_trace_of_firmware_spans_and_wire_frames) {
     const std::string path = fs::temp_directory_path().string() + "/fecsim-trace-" + std::to_string(::getpid()) + ".json";
     ASSERT_EQ(run("run " + experiment + " --quiet --set warmup_s=0.002 --set duration_s=0.0005 --trace " + path).status, 0);
