@@ -187,9 +187,21 @@ int main(int argc, char** argv) {
                                        fecsim::config::default_config_dir() + "/experiments (fecsim list shows them)");
         cfg = fecsim::config::load(experiment, o.sets);
         if (o.command == "validate") fecsim::check_assembly(*cfg);
-        // Every output is checked before simulating, not found unwritable after the run.
-        for (const auto& [flag, path] : {std::pair{"--out", o.out_path}, {"--pcap", o.run.pcap_path}, {"--trace", o.run.trace_path}})
-            if (!path.empty()) fecsim::probe_output(flag, path);
+        // Every output is checked before simulating, not found unwritable after the run; two
+        // outputs into one file would keep the last one written only (a device takes both).
+        const std::pair<std::string, std::string> outputs[] = {{"--out", o.out_path}, {"--pcap", o.run.pcap_path}, {"--trace", o.run.trace_path}};
+        for (size_t i = 0; i < std::size(outputs); ++i) {
+            const auto& [flag, path] = outputs[i];
+            if (path.empty()) continue;
+            fecsim::probe_output(flag, path);
+            std::error_code ec;
+            const std::filesystem::path file = std::filesystem::weakly_canonical(path, ec);
+            if (ec || std::filesystem::is_character_file(file, ec)) continue;
+            for (size_t j = 0; j < i; ++j)
+                if (!outputs[j].second.empty() && std::filesystem::weakly_canonical(outputs[j].second, ec) == file && !ec)
+                    throw fecsim::config_error(flag + " " + path + ": the same file as " + outputs[j].first + " " +
+                                               outputs[j].second);
+        }
     } catch (const fecsim::config_error& e) {
         std::cerr << e.what() << '\n';
         return 2;

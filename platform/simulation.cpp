@@ -16,6 +16,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -69,6 +70,13 @@ private:
     bool stopped_ = false;
 };
 
+// Statistics of a DUT that is still opening its interface would mix boot and steady state.
+config_error warmup_too_short(const config& cfg) {
+    const sc_core::sc_time warmup(cfg.tree().at("warmup_s").get<double>(), sc_core::SC_SEC);
+    return cfg.error_at("/warmup_s", "the driver is still opening the interface at the end of the warm-up (" +
+                                         warmup.to_string() + "); use a longer warm-up");
+}
+
 }  // namespace
 
 nlohmann::json run_simulation(const config& cfg, const run_options& opt) {
@@ -100,11 +108,7 @@ nlohmann::json run_simulation(const config& cfg, const run_options& opt) {
     advance(chip, sc_core::sc_time(warmup_s, sc_core::SC_SEC));
     if (guard && guard->stopped())
         throw std::runtime_error("--max-wall-s: the limit was reached during the warm-up; nothing was measured");
-    // Statistics of a DUT that is still opening its interface would mix boot and steady state.
-    if (!chip.firmware_booted())
-        throw cfg.error_at("/warmup_s", "the driver is still opening the interface at the end of the warm-up (" +
-                                            sc_core::sc_time(warmup_s, sc_core::SC_SEC).to_string() +
-                                            "); use a longer warm-up");
+    if (!chip.firmware_booted()) throw warmup_too_short(cfg);
     chip.reset_stats();
     if (sampler) sampler->window_started();
     if (auto* bridge = chip.bridge())  // a host tool can start now (its port, too; --quiet or not)
@@ -144,11 +148,17 @@ nlohmann::json run_simulation(const config& cfg, const run_options& opt) {
 }
 
 void check_assembly(const config& cfg) {
+    telemetry_params telemetry;  // read when the run starts, not while assembling: checked here too
+    (void)telemetry_params_from(cfg, telemetry);
     fresh_simulation();
     soc chip(cfg);
-    // Every profile opens its interface within a few simulated milliseconds.
-    const sc_core::sc_time step(1, sc_core::SC_MS), limit(100, sc_core::SC_MS);
-    while (!chip.firmware_booted() && sc_core::sc_time_stamp() < limit) advance(chip, step);
+    // Every profile opens its interface within a few simulated milliseconds; run checks that it
+    // has by the end of the warm-up, and so does this.
+    const sc_core::sc_time warmup(cfg.tree().at("warmup_s").get<double>(), sc_core::SC_SEC);
+    const sc_core::sc_time step(1, sc_core::SC_MS), limit = std::min(warmup, sc_core::sc_time(100, sc_core::SC_MS));
+    while (!chip.firmware_booted() && sc_core::sc_time_stamp() < limit)
+        advance(chip, std::min(step, limit - sc_core::sc_time_stamp()));
+    if (!chip.firmware_booted() && limit == warmup) throw warmup_too_short(cfg);
 }
 
 void probe_output(const std::string& flag, const std::string& path) {

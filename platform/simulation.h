@@ -23,7 +23,8 @@ nlohmann::json run_simulation(const config& cfg, const run_options& opt = {});
 
 // Builds the SoC of `cfg` and runs it until the driver has opened the interface, so every check
 // done while assembling and booting it (address map, model, driver and traffic parameters,
-// memory for the rings) reports its config_error; nothing is measured.
+// memory for the rings, a warm-up that ends before the open, the telemetry address) reports its
+// config_error; nothing is measured.
 void check_assembly(const config& cfg);
 
 // Before a run: config_error "FLAG PATH: reason" unless `path` can take the output of FLAG

@@ -139,11 +139,21 @@ TEST(cli, problems_found_while_assembling_or_booting_are_bad_input_too) {
         {"validate", "--set generator.kind=tcp --set generator.tcp.dst_ipv4=198.18.0",
          "--set generator.tcp.dst_ipv4=198.18.0: /generator/tcp/dst_ipv4: expected a dotted IPv4 address, got "
          "\"198.18.0\"\n"},
+        // read when a run starts serving telemetry; validate checks it as well (fails before: exit 0)
+        {"validate", "--set telemetry.listen=nonsense",
+         "--set telemetry.listen=nonsense: /telemetry/listen: expected HOST:PORT, got \"nonsense\"\n"},
+        {"validate", "--set telemetry.listen=192.0.2.1:7000",
+         "--set telemetry.listen=192.0.2.1:7000: /telemetry/listen: 192.0.2.1 is not a loopback address: the run's "
+         "telemetry would be served to the network; add --listen-remote to mean it\n"},
         // found while booting: the region too small for the rings (the abstract peer: a board peer
         // takes the DUT's mem section and may run out first)
         {"run", "--set generator.kind=pktgen --set mem.regions.2.size_bytes=0x1000",
          "--set mem.regions.2.size_bytes=0x1000: /mem/regions/2/size_bytes: dma_alloc_coherent: coherent pool "
          "exhausted (122880 bytes requested, 4096 left) (the region is too small for the driver's rings and buffers)\n"},
+        // validate runs as far as the warm-up, as run does (fails before: exit 0)
+        {"validate", "--set warmup_s=0.001",
+         "--set warmup_s=0.001: /warmup_s: the driver is still opening the interface at the end of the warm-up "
+         "(1 ms); use a longer warm-up\n"},
         // a 4096-entry RX ring takes longer than 1 ms to fill with pages at open
         {"run", "--set driver.rx_ring_size=4096 --set warmup_s=0.001",
          "--set warmup_s=0.001: /warmup_s: the driver is still opening the interface at the end of the warm-up "
@@ -336,6 +346,9 @@ TEST(cli, unwritable_outputs_are_refused_before_simulating) {
         {"--out /dev/full", "--out /dev/full: cannot write: No space left on device\n"},
         {"--trace /dev/full", "--trace /dev/full: cannot write: No space left on device\n"},
         {"--pcap /proc/wire.pcapng", "--pcap /proc/wire.pcapng: cannot write: No such file or directory\n"},
+        // two outputs into one file: only the last written survived (fails before: exit 0, the trace lost)
+        {"--out " + tmp + "/r.json --trace " + tmp + "/./r.json",
+         "--trace " + tmp + "/./r.json: the same file as --out " + tmp + "/r.json\n"},
     };
     for (const auto& [args, error] : rows) {
         // A 100-second run: refused at once or the test times out.
@@ -344,6 +357,8 @@ TEST(cli, unwritable_outputs_are_refused_before_simulating) {
         EXPECT_EQ(o.out, "") << args;
         EXPECT_EQ(o.err, error) << args;
     }
+    EXPECT_EQ(run("run " + experiment + " --quiet --set duration_s=0.001 --set warmup_s=0.01 --out /dev/null --trace /dev/null").status, 0)
+        << "a device takes every output";
     const outcome empty = run("run " + experiment + " --out ''");
     EXPECT_EQ(empty.status, 2);
     EXPECT_EQ(empty.err, "fecsim: --out needs a value (fecsim help shows the usage)\n");
