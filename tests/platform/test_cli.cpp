@@ -262,6 +262,19 @@ TEST(cli, same_config_and_seed_give_the_same_result_bytes) {
     EXPECT_NEAR(a["sim"]["simulated_s"].get<double>(), 0.03, 1e-12);
     EXPECT_GT(a["rates"]["xdp_prog_pps"].get<double>(), 0);
     EXPECT_TRUE(a.contains("sim") && a["sim"].contains("simulated_s"));
+
+    // The same command line again: the same bytes, but for the host's wall time and speed
+    // (docs/results.md).
+    ASSERT_EQ(run(common + dir + "/c.json").status, 0);
+    const auto text_without_wall_clock = [](const std::string& path) {
+        std::ifstream in(path);
+        std::string text, line;
+        while (std::getline(in, line))
+            if (line.find("\"wall_s\": ") == std::string::npos && line.find("\"speed\": ") == std::string::npos)
+                text += line + "\n";
+        return text;
+    };
+    EXPECT_EQ(text_without_wall_clock(dir + "/a.json"), text_without_wall_clock(dir + "/c.json"));
     fs::remove_all(dir);
 }
 
