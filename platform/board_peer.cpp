@@ -38,9 +38,11 @@ config peer_config(const config& cfg, const traffic::pktgen_model_params& p) {
 
 traffic::pktgen_model_params checked_params(const config& cfg) {
     traffic::pktgen_model_params p = traffic::pktgen_model_params_from(cfg, cfg.view("link").boolean("flow_control"));
-    if (p.cmd.delay_ns)
-        throw cfg.error_at("/generator/kind", "board: pktgen's delay (delay, rate, ratep, sample03 -w) is not modelled on "
-                                              "the board peer yet; use kind pktgen for a paced generator");
+    if (p.cmd.delay_ns)  // blame the commands a --set gave (else the experiment's), not only the kind
+        throw cfg.error_at(param_error(std::vector<std::string>{"generator.kind", "generator.sample03",
+                                                                "generator.pktgen_file", "generator.pktgen"},
+                                       "pktgen's delay (delay, rate, ratep, sample03 -w) is not modelled on the board "
+                                       "peer (generator.kind board) yet; use kind pktgen for a paced generator"));
     if (p.start_delay_ns > 0)
         throw cfg.error_at("/generator/start_delay_us", "not used by kind board (pktgen starts when the peer's driver is up)");
     return p;

@@ -340,6 +340,14 @@ TEST(board_peer, bad_settings_name_the_key) {
     };
     EXPECT_NE(message({"generator.platform=imx9000"}).find("/generator/platform"), std::string::npos);
     EXPECT_NE(message({"generator.sample03=-w 1000"}).find("/generator/kind"), std::string::npos);
+    // E1's kind is the experiment's: the --set that brought the delay is to blame.
+    try {
+        check_assembly(config::load(e1, {"generator.pktgen=[\"ratep 1000\"]"}));
+        ADD_FAILURE() << "accepted";
+    } catch (const config_error& e) {
+        EXPECT_EQ(std::string(e.what()).rfind("--set generator.pktgen=[\"ratep 1000\"]: /generator/pktgen: pktgen's delay", 0), 0u)
+            << e.what();
+    }
     EXPECT_NE(message({"generator.start_delay_us=5"}).find("/generator/start_delay_us"), std::string::npos);
 }
 
