@@ -46,7 +46,10 @@ def label(value):
 def save(fig, prefix):
     fig.tight_layout()
     for ext in ("png", "svg"):
-        fig.savefig(f"{prefix}.{ext}", metadata={"Date": None} if ext == "svg" else {"Software": None})
+        try:
+            fig.savefig(f"{prefix}.{ext}", metadata={"Date": None} if ext == "svg" else {"Software": None})
+        except OSError as e:
+            fail(f"{prefix}.{ext}: cannot write: {e.strerror}")
     plt.close(fig)
     print(f"{prefix}.png, {prefix}.svg")
 

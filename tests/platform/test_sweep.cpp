@@ -208,6 +208,9 @@ TEST(sweep, runs_resumes_shards_and_collects) {
     EXPECT_EQ(bad.status, 2);
     EXPECT_NE(bad.err.find("not a swept key of " + all.string() + " (swept: driver.xdp_tx_variant, seed)"), std::string::npos)
         << bad.err;
+    const outcome nowhere = fecsim::test::shell(plot + " sweep " + all.string() + " --x driver.xdp_tx_variant --out /nonexistent/v");
+    EXPECT_EQ(nowhere.status, 2);
+    EXPECT_EQ(nowhere.err, "plot.py: /nonexistent/v.png: cannot write: No such file or directory\n");
     write(d / "table.txt", "row  metric  simulated  band  measured  error  kind\n"
                            "E1-v4  rates.xdp_prog_pps  367,954  326,539  +12.7%  calibration\n"
                            "E1-merged  rates.xdp_prog_pps  419,356  [419,356 - 642,204]  held out    predict\n"
