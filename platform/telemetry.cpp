@@ -249,6 +249,7 @@ void telemetry_sampler::sample() {
              {"rx_disabled", "/dut/rx_disabled_drops"},
              {"rx_filtered", "/dut/rx_filtered"},
              {"netdev_rx_dropped", "/dut/netdev/rx_dropped"},
+             {"netdev_rx_length_errors", "/dut/netdev/rx_length_errors"},  // frames above MAX_FL
              {"netdev_tx_dropped", "/dut/netdev/tx_dropped"},
              {"xdp_drop", "/dut/xdp/drop"},
              {"xdp_tx_errors", "/dut/xdp/tx_errors"},

@@ -457,6 +457,23 @@ TEST(telemetry, the_time_left_is_never_negative_and_zero_at_the_end) {
     EXPECT_EQ(last["eta_s"].get<double>(), 0.0) << last.dump();
 }
 
+// 9000-byte frames: the DUT's driver drops every one as a length error; the drops say so.
+TEST(telemetry, frames_too_long_for_the_dut_are_counted_among_the_drops) {
+    run r(telemetry_args("127.0.0.1:0", {"--set", "duration_s=0.1", "--set", "generator.pktgen=[\"ratep 2000\", \"pkt_size 9000\"]",
+                                         "--set", "telemetry.wait_clients=1"}));
+    const uint16_t port = await_telemetry(r);
+    ASSERT_NE(port, 0);
+    const int fd = connect_to(port);
+    std::string stream;
+    char buf[65536];
+    for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) stream.append(buf, size_t(n));
+    ::close(fd);
+    ASSERT_EQ(r.wait(), 0) << r.err();
+    const auto last = nlohmann::json::parse(stream.substr(stream.rfind('\n', stream.size() - 2) + 1));
+    EXPECT_EQ(last["rates"]["xdp_prog_pps"], 0) << last.dump();
+    EXPECT_GT(last["drops"]["netdev_rx_length_errors"].get<uint64_t>(), 100u) << last.dump();
+}
+
 TEST(telemetry, a_stuck_client_loses_its_oldest_lines_counted_and_the_run_finishes) {
     const fs::path out = fs::temp_directory_path() / ("fecsim-telemetry-" + std::to_string(::getpid()) + ".json");
     run r(telemetry_args("127.0.0.1:0", {"--set", "duration_s=0.2", "--set", "telemetry.interval_s=0.0001", "--set",
