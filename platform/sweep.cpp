@@ -46,10 +46,9 @@ std::string hash_id(const std::string& text) {  // FNV-1a 64: stable across host
 }
 
 ordered_json read_ordered(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw config_error(path + ": cannot open file");
+    const std::string text = read_input_file(path);  // a directory or an endless device: one line
     try {
-        return ordered_json::parse(in);
+        return ordered_json::parse(text);
     } catch (const ordered_json::parse_error& e) {
         throw config_error(path + ": invalid JSON: " + e.what());
     }

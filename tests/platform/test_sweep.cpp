@@ -108,6 +108,10 @@ TEST(sweep, bad_specs_exit_2_naming_the_spec_key) {
         EXPECT_EQ(o.out, "");
         EXPECT_FALSE(fs::exists(d / "out")) << "nothing is written for a bad spec";
     }
+    // A directory as the spec aborted (an uncaught std::ios_base::failure, exit 134).
+    const outcome dir = run_fecsim("sweep " + d.string() + " --out " + (d / "out").string());
+    EXPECT_EQ(dir.status, 2);
+    EXPECT_EQ(dir.err, d.string() + ": is a directory, not a file\n");
     const outcome syntax = run_fecsim("sweep " + write(d / "broken.json", "{\"seeds\": [1,") + " --out x");
     EXPECT_EQ(syntax.status, 2);
     EXPECT_NE(syntax.err.find("broken.json: invalid JSON"), std::string::npos) << syntax.err;
@@ -268,6 +272,12 @@ TEST(sweep, collect_refuses_a_manifest_or_status_it_did_not_write_with_one_line)
         EXPECT_EQ(c.err.rfind(manifest + expected, 0), 0u) << text << "\n" << c.err;
         EXPECT_EQ(std::count(c.err.begin(), c.err.end(), '\n'), 1) << c.err;
     }
+    fs::remove(manifest);
+    fs::create_directories(manifest);  // a directory of that name aborted collect (exit 134)
+    const outcome dir = run_fecsim("collect " + d.string());
+    EXPECT_EQ(dir.status, 2);
+    EXPECT_EQ(dir.err, manifest + ": is a directory, not a file (not a sweep directory?)\n");
+    fs::remove(manifest);
     // A status.json without the run's exit status: that point is unreadable, the others are listed.
     write(manifest, R"({"keys": [], "points": [{"id": "0123456789abcdef", "values": {}}]})");
     fs::create_directories(d / "points" / "0123456789abcdef");
