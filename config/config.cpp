@@ -68,8 +68,9 @@ std::string overflowing_number(const json::out_of_range& e) {
 }
 
 // On text that parsed: the first key given twice in one object (JSON would keep the last
-// silently). Comment keys ("//...") may repeat.
-void reject_duplicate_keys(const std::string& text, const std::string& path) {
+// silently). Comment keys ("//...") may repeat. `root` is the JSON pointer of the text's value
+// (a --set's key).
+void reject_duplicate_keys(const std::string& text, const std::string& path, const std::string& root = "") {
     struct level {
         bool object;
         std::string pointer, key;
@@ -96,7 +97,7 @@ void reject_duplicate_keys(const std::string& text, const std::string& path) {
                 throw config_error(path + ": " + o.pointer + "/" + o.key + ": key given twice (lines " +
                                    std::to_string(first->second) + " and " + std::to_string(line) + ")");
         } else if (c == '{' || c == '[') {
-            std::string p;
+            std::string p = root;
             if (!open.empty()) p = open.back().pointer + "/" + (open.back().object ? open.back().key : std::to_string(open.back().index));
             open.push_back({c == '{', p, "", 0, c == '{', {}});
         } else if (c == '}' || c == ']') {
@@ -543,6 +544,7 @@ config config::assemble(const json& experiment, const std::string& experiment_pa
         json value;
         try {
             value = json::parse(text, depth_limit(source));  // numbers, booleans, quoted strings, arrays, objects
+            reject_duplicate_keys(text, source, dotted_to_pointer(key));
         } catch (const json::parse_error&) {
             value = text;  // a bare word is a string
         } catch (const json::out_of_range& e) {

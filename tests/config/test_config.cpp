@@ -287,6 +287,9 @@ TEST(config, a_key_given_twice_names_both_lines) {
     const std::string arrays = d.write("arr.json", "{\"platform\": \"imx8mp\", \"generator\": {\"pktgen\": [\"a\", \"b\"],"
                                                    " \"x\": [{\"k\": 1}, {\"k\": 2, \"k\": 3}]}}");
     EXPECT_EQ(load_error(arrays, {}, d.root.string()), arrays + ": /generator/x/1/k: key given twice (lines 1 and 1)");
+    // fails before: a --set's object kept its last flow_control silently
+    EXPECT_EQ(load_error(data + "/minimal.json", {R"(link={"flow_control": true, "flow_control": false})"}),
+              R"(--set link={"flow_control": true, "flow_control": false}: /link/flow_control: key given twice (lines 1 and 1))");
 }
 
 TEST(config, an_error_about_an_object_blames_the_set_that_changed_it) {
