@@ -181,11 +181,12 @@ public:
             size_t slash = pointer.find('/', start);
             if (slash == std::string::npos) slash = pointer.size();
             std::string key = pointer.substr(start, slash - start);
+            const bool index = node->is_array() && !key.empty() && key.size() < 6 &&
+                               std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; });
+            if (index) key = std::to_string(std::stoul(key));  // "01" is element 1: its errors are the --set's
             p += "/" + key;
             const std::string parent = p.substr(0, p.rfind('/'));
             if (node->is_array()) {  // an existing array element: mem.regions.1.latency_ns
-                const bool index = !key.empty() && key.size() < 6 &&
-                                   std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; });
                 // Index == size appends: generator.pktgen.0=... to a list the experiment left empty.
                 if (!index || std::stoul(key) > node->size())
                     throw config_error(source + ": " + p + ": no such array element (" + parent + " has " +

@@ -108,6 +108,10 @@ TEST(config, set_errors_name_the_override) {
               "--set mem.ddr.burst_bytes.x=1: /mem/ddr/burst_bytes: is not an object");
     EXPECT_EQ(load_error(data + "/minimal.json", {"mem.regions.7.latency_ns=1"}),
               "--set mem.regions.7.latency_ns=1: /mem/regions/7: no such array element (/mem/regions has 4; index 4 appends)");
+    // fails before: the value was recorded under /mem/regions/01, so its error blamed the profile
+    EXPECT_EQ(load_error(data + "/minimal.json", {"mem.regions.01.base=0xzz"}),
+              "--set mem.regions.01.base=0xzz: /mem/regions/1/base: expected an address (integer or \"0x...\" string), "
+              "got string \"0xzz\"");
     EXPECT_EQ(load_error(data + "/minimal.json", {"platform=imx93"}),
               "--set platform=imx93: the platform is chosen by the experiment file");
 }
