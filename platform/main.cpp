@@ -11,7 +11,9 @@
 #include <systemc>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -53,7 +55,7 @@ double positive_seconds(const std::string& text) {
         v = std::stod(text, &used);
     } catch (const std::exception&) {
     }
-    if (used != text.size() || !(v > 0) || v > 1e9) throw bad_usage{"--max-wall-s: expected seconds > 0, got '" + text + "'"};
+    if (used != text.size() || !(v > 0) || v > 1e9) throw bad_usage{"--max-wall-s: expected seconds in (0, 1e9], got '" + text + "'"};
     return v;
 }
 
@@ -150,9 +152,7 @@ int study_command(const std::string& command, const std::vector<std::string>& ar
     return -1;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int command(int argc, char** argv) {
     if (argc > 1) {
         const int rc = study_command(argv[1], std::vector<std::string>(argv + 2, argv + argc));
         if (rc >= 0) return rc;
@@ -247,4 +247,18 @@ int main(int argc, char** argv) {
         return 1;
     }
     return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const int status = command(argc, argv);
+    // What a command prints is its product (validate > resolved.json, diff > report.txt): a full
+    // disk behind the standard output is an output that cannot be written, not a success.
+    errno = 0;
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+        std::fprintf(stderr, "fecsim: standard output: cannot write%s%s\n", errno ? ": " : "", errno ? std::strerror(errno) : "");
+        return 2;
+    }
+    return status;
 }

@@ -372,6 +372,13 @@ TEST(cli, unwritable_outputs_are_refused_before_simulating) {
     }
     EXPECT_EQ(run("run " + experiment + " --quiet --set duration_s=0.001 --set warmup_s=0.01 --out /dev/null --trace /dev/null").status, 0)
         << "a device takes every output";
+    // The standard output is an output too: fails before, exit 0 with nothing written
+    for (const std::string args : {"validate " + experiment, std::string("list"), "run " + experiment + " --set duration_s=0.001"}) {
+        const outcome full = run(args + " >/dev/full");
+        EXPECT_EQ(full.status, 2) << args;
+        EXPECT_EQ(full.err.rfind("fecsim: standard output: cannot write", 0), 0u) << args << ": " << full.err;
+        EXPECT_EQ(count_lines(full.err), 1u) << args << ": " << full.err;
+    }
     const outcome empty = run("run " + experiment + " --out ''");
     EXPECT_EQ(empty.status, 2);
     EXPECT_EQ(empty.err, "fecsim: --out needs a value (fecsim help shows the usage)\n");
@@ -398,6 +405,9 @@ TEST(cli, max_wall_s_stops_a_long_run_with_a_result_marked_incomplete) {
     EXPECT_NEAR(r["rates"]["dut_rx_pps"].get<double>(), r["dut"]["rx_frames"].get<double>() / window, 1e-6);
     EXPECT_EQ(run("run " + experiment + " --max-wall-s 0").status, 2);
     EXPECT_EQ(run("run " + experiment + " --max-wall-s soon").status, 2);
+    // fails before: "expected seconds > 0, got '1e10'", for a value above 0
+    EXPECT_EQ(run("run " + experiment + " --max-wall-s 1e10").err,
+              "fecsim: --max-wall-s: expected seconds in (0, 1e9], got '1e10' (fecsim help shows the usage)\n");
 }
 
 TEST(cli, hostile_inputs_exit_2_with_one_line) {
