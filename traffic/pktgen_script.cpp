@@ -78,6 +78,8 @@ void pktgen_script::line(std::string_view text, const std::string& where) {
             else cur += c;
         } else if (c == '\'' && !in_double) {
             in_single = in_word = true;
+        } else if (c == '\\') {  // outside single quotes bash would unescape it or join the next line
+            fail("shell syntax '\\' (an escape or a line continuation) is not interpreted; write the line without it");
         } else if (c == '"') {
             in_double = !in_double;
             in_word = true;
@@ -161,8 +163,11 @@ void pktgen_script::line(std::string_view text, const std::string& where) {
         const auto r = std::find_if(words.begin(), words.end(), [](const std::string& w) { return w == ">" || w == ">>"; });
         if (w0 != "echo" || r + 2 != words.end())
             fail("only echo \"command\" > /proc/net/pktgen/<file> redirections are interpreted");
+        auto first = words.begin() + 1;
+        while (first != r && (*first == "-n" || *first == "-e" || *first == "-E" || *first == "-ne" || *first == "-en"))
+            ++first;  // echo's own options: not part of what it writes
         std::string command;
-        for (auto it = words.begin() + 1; it != r; ++it) command += (command.empty() ? "" : " ") + *it;
+        for (auto it = first; it != r; ++it) command += (command.empty() ? "" : " ") + *it;
         if (r[1].rfind(proc_dir, 0) != 0) return;  // output of the script's own, not for pktgen
         return write(r[1], command, where);
     }

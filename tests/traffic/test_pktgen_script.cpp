@@ -56,6 +56,7 @@ TEST(pktgen_script, echo_redirects_and_variables) {
         "echo flag UDPCSUM >> /proc/net/pktgen/${DEV}",
         "echo \"count 5\" > /proc/net/pktgen/eth0   # trailing comment",
         "echo 'Configured' > /tmp/log",  // the script's own output: not pktgen's
+        "echo -n \"clone_skb 2\" > /proc/net/pktgen/eth0",  // echo's option is not part of the command
         "export PGDEV=/proc/net/pktgen/eth0",
         "pgset \"burst 4\"",
     });
@@ -63,6 +64,7 @@ TEST(pktgen_script, echo_redirects_and_variables) {
     EXPECT_TRUE(p.has(F_UDPCSUM));
     EXPECT_EQ(p.count, 5u);
     EXPECT_EQ(p.burst, 4u);
+    EXPECT_EQ(p.clone_skb, 2u);
     // Bare commands still apply to the device, as in plain command files.
     EXPECT_EQ(run_script({"pkt_size 300", "rate 100M"}).min_pkt_size, 300u);
 }
@@ -138,6 +140,12 @@ TEST(pktgen_script, what_it_cannot_read_is_an_error_not_a_guess) {
     EXPECT_EQ(error_of({"echo 'count 1' > /proc/net/pktgen/pgctrl"}), "pgctrl: unknown command \"count\" (start, stop, reset)");
     EXPECT_EQ(error_of({"PGDEV=/proc/net/pktgen/eth0", "pgset \"pkt_sise 60\""}), "unknown pktgen command \"pkt_sise\"");
     EXPECT_EQ(error_of({"frobnicate now"}), "unknown pktgen command \"frobnicate\"");
+    // A backslash was taken literally: 'pgset count\ 5' (one word to bash) read as two words,
+    // 'echo \"count 5\"' as the command '\"count'.
+    for (const char* escaped : {"pgset count\\ 5", "echo \\\"count 5\\\" > /proc/net/pktgen/eth0",
+                                "echo \"count 5\" > /proc/net/pktgen/eth0 \\"})
+        EXPECT_EQ(error_of({escaped}), "shell syntax '\\' (an escape or a line continuation) is not interpreted; write the line without it")
+            << escaped;
 }
 
 TEST(pktgen_script, random_script_lines_are_accepted_or_rejected_cleanly) {
