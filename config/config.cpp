@@ -121,10 +121,27 @@ bool valid_utf8(const std::string& s) {
     }
 }
 
+// `line` with its control characters escaped as JSON escapes them: a value holding a newline
+// (--set 'x=a<newline>b', a key in a file) must not split its problem's one line.
+std::string one_line(const std::string& line) {
+    std::string out;
+    for (const char c : line) {
+        if (static_cast<unsigned char>(c) >= 0x20) {
+            out += c;
+        } else {
+            const std::string escaped = json(std::string(1, c)).dump();  // "\n", "\u0001", ...
+            out += escaped.substr(1, escaped.size() - 2);
+        }
+    }
+    return out;
+}
+
 // A --set as it can be printed: invalid UTF-8 replaced, at most 120 bytes.
 std::string set_label(const std::string& s) {
     std::string label = "--set ";
-    if (valid_utf8(s)) {
+    // A control character (a newline) would split the error's one line: escaped as JSON does.
+    const bool plain = std::none_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; });
+    if (plain && valid_utf8(s)) {
         label += s;
     } else {
         const std::string q = json(s).dump(-1, ' ', false, json::error_handler_t::replace);
@@ -365,7 +382,7 @@ private:
     }
 
     void error(const std::string& p, const std::string& msg, const std::string& source_pointer = "") {
-        errors_.push_back(t_.source_of(source_pointer.empty() ? p : source_pointer) + ": " + p + ": " + msg);
+        errors_.push_back(one_line(t_.source_of(source_pointer.empty() ? p : source_pointer) + ": " + p + ": " + msg));
     }
 
     const layered_tree& t_;
@@ -539,8 +556,9 @@ config config::assemble(const json& experiment, const std::string& experiment_pa
             throw config_error(source + ": key longer than " + std::to_string(max_key_bytes) + " bytes");
         // '~' and '/' have a meaning in a JSON pointer; no key uses them (found by fuzz_config).
         if (key.front() == '.' || key.back() == '.' || key.find("..") != std::string::npos ||
-            key.find_first_of("~/") != std::string::npos)
-            throw config_error(source + ": malformed key \"" + key + "\"");
+            key.find_first_of("~/") != std::string::npos ||
+            std::any_of(key.begin(), key.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }))
+            throw config_error(source + ": malformed key " + json(key).dump());
         if (key == "platform") throw config_error(source + ": the platform is chosen by the experiment file");
         json value;
         try {
@@ -606,7 +624,7 @@ config_error config::error_at(const param_error& e) const {
 }
 
 config_error config::error_at(const std::string& pointer, const std::string& message) const {
-    return config_error(origin_of(pointer) + ": " + pointer + ": " + message);
+    return config_error(one_line(origin_of(pointer) + ": " + pointer + ": " + message));
 }
 
 config_view::config_view(const json& root, std::string prefix) : prefix_(std::move(prefix)) {

@@ -104,6 +104,9 @@ TEST(config, set_errors_name_the_override) {
     EXPECT_EQ(load_error(data + "/minimal.json", {"mem..ddr=1"}), "--set mem..ddr=1: malformed key \"mem..ddr\"");
     EXPECT_EQ(load_error(data + "/minimal.json", {"duration~s=1"}), "--set duration~s=1: malformed key \"duration~s\"");
     EXPECT_EQ(load_error(data + "/minimal.json", {"mem/ddr=1"}), "--set mem/ddr=1: malformed key \"mem/ddr\"");
+    // fails before: a newline in a --set split its error over two lines
+    EXPECT_EQ(load_error(data + "/minimal.json", {"seed=1\n2"}), "--set seed=1\\n2: /seed: expected an integer, got string \"1\\n2\"");
+    EXPECT_EQ(load_error(data + "/minimal.json", {"se\ned=1"}), "--set se\\ned=1: malformed key \"se\\ned\"");
     EXPECT_EQ(load_error(data + "/minimal.json", {"mem.ddr.burst_bytes.x=1"}),
               "--set mem.ddr.burst_bytes.x=1: /mem/ddr/burst_bytes: is not an object");
     EXPECT_EQ(load_error(data + "/minimal.json", {"mem.regions.7.latency_ns=1"}),

@@ -435,6 +435,12 @@ TEST(cli, hostile_inputs_exit_2_with_one_line) {
          "broadcast address, not a station address"},
         {"validate " + experiment + " --set soc.fec.mac_address=01:00:5e:00:00:01", "",
          "--set soc.fec.mac_address=01:00:5e:00:00:01: /soc/fec/mac_address: 01:00:5e:00:00:01 is a multicast"},
+        // a newline in a value, kept in the message of the model that refuses it, is escaped
+        // (fails before: two lines)
+        {"validate " + experiment + " --set 'soc.fec.mac_address=a\nb'", "",
+         "--set soc.fec.mac_address=a\\nb: /soc/fec/mac_address: expected aa:bb:cc:dd:ee:ff, got a\\nb"},
+        {"validate " + experiment + " --set 'generator.kind=tcp' --set 'generator.tcp.dst_ipv4=1\n2'", "",
+         "--set generator.tcp.dst_ipv4=1\\n2: /generator/tcp/dst_ipv4: expected a dotted IPv4 address, got \"1\\n2\""},
         // the memory map made invalid by a --set names the --set, not the platform file
         {"validate " + experiment + " --set mem.regions.1.base=0x30be0000", "", "--set mem.regions.1.base=0x30be0000: /mem/regions/1: "},
     };
