@@ -34,7 +34,14 @@ double count_at(const nlohmann::json& report, const char* pointer) {
 
 bool telemetry_params_from(const config& cfg, telemetry_params& p) {
     const config_view t = cfg.view("telemetry");
-    if (t.string("listen").empty()) return false;
+    if (t.string("listen").empty()) {  // the server's options alone would be silently ignored
+        if (t.boolean("allow_remote"))
+            throw cfg.error_at("/telemetry/allow_remote", "--listen-remote serves nothing without --listen ADDR:PORT "
+                                                          "(telemetry.listen)");
+        if (t.integer("wait_clients") > 0)
+            throw cfg.error_at("/telemetry/wait_clients", "no client can connect without --listen ADDR:PORT (telemetry.listen)");
+        return false;
+    }
     traffic::host_port hp;
     std::string error;
     if (!traffic::parse_host_port(t.string("listen"), hp, error)) throw cfg.error_at("/telemetry/listen", error);
