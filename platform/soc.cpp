@@ -36,6 +36,8 @@ void soc::build_network(const config& cfg, const soc_options& opt) {
     // The wire bridge takes the generator's place, or a switch port of its own next to it.
     const bool bridged = traffic::bridge_configured(cfg);
     const bool bridge_on_switch = bridged && cfg.view("bridge").string("port") == "switch";
+    if (!bridged && cfg.view("bridge").string("port") == "switch")  // else silently a run without a host
+        throw cfg.error_at("/bridge/port", "a switch port for the host needs --tap NAME or --udp-bridge HOST:PORT");
     if (bridge_on_switch && l.string("topology") != "switch")
         throw cfg.error_at("/bridge/port", "a switch port for the host needs link.topology switch");
     if (bridged) {

@@ -340,6 +340,8 @@ TEST(bridge_udp, bad_bridge_and_listen_settings_are_one_line_and_exit_2) {
               "--set bridge.udp=[::1]:9: /bridge/udp: the peer [::1]:9 and the local address 127.0.0.1:0 (bridge.udp_local) "
               "must both be IPv4 or both IPv6"},
              {{"--listen", "192.0.2.1:9"}, "/telemetry/listen: 192.0.2.1 is not a loopback address"},
+             {{"--set", "bridge.port=switch"},
+              "--set bridge.port=switch: /bridge/port: a switch port for the host needs --tap NAME or --udp-bridge HOST:PORT"},
              {{"--listen-remote"}, "--set telemetry.allow_remote=true: /telemetry/allow_remote: --listen-remote serves "
                                    "nothing without --listen ADDR:PORT (telemetry.listen)"},
              {{"--set", "telemetry.wait_clients=1"}, "/telemetry/wait_clients: no client can connect without --listen"},
