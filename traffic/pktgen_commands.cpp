@@ -290,7 +290,9 @@ void apply_pktgen_command(pktgen_params& p, std::string_view line) {
 }
 
 void apply_pktgen_file(pktgen_params& p, const std::string& path) {
-    std::istringstream in(read_input_file(path));
+    std::string text = read_input_file(path);
+    if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);  // a Windows editor's byte order mark: no content
+    std::istringstream in(text);
     pktgen_script script(p);
     std::string line, where = path;
     for (size_t n = 1; std::getline(in, line); ++n) {

@@ -189,6 +189,16 @@ TEST(pktgen_script, errors_in_a_file_name_the_line) {
     }
 }
 
+// Saved by an editor that starts the file with a UTF-8 byte order mark (and CRLF line ends): the
+// mark is not part of the first command (it was: unknown pktgen command "\xEF\xBB\xBFpkt_size").
+TEST(pktgen_script, a_byte_order_mark_and_crlf_line_ends_are_not_content) {
+    fresh_simulation();
+    pktgen_params p;
+    apply_pktgen_file(p, test::write_file("bom.txt", "\xEF\xBB\xBFpkt_size 100\r\ncount 7\r\n"));
+    EXPECT_EQ(p.min_pkt_size, 100u);
+    EXPECT_EQ(p.count, 7u);
+}
+
 TEST(pktgen_script, the_experiments_list_takes_script_lines) {
     fresh_simulation();
     const config c = test::load_with_generator(
