@@ -2,6 +2,7 @@
 
 #include "firmware/fec/fec.h"
 
+#include <cctype>
 #include <cstdio>
 
 namespace fecsim {
@@ -11,6 +12,10 @@ std::string fixed(double v, int decimals) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
     return buf;
+}
+std::string lower(std::string s) {  // MAC addresses compare without case
+    for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+    return s;
 }
 }  // namespace
 
@@ -43,11 +48,16 @@ std::vector<std::string> run_warnings(const nlohmann::json& r) {
     // A TCP client whose SYN got no answer measures nothing.
     if (kind == "tcp" && gen.contains("tcp")) {
         const std::string state = gen.at("tcp").at("state");
+        const std::string dst_mac = cfg.at("generator").at("tcp").at("dst_mac");  // "" = the DUT's
+        const bool to_dut = dst_mac.empty() || lower(dst_mac) == lower(dut_mac);
         if (state == "closed" || state == "syn_sent" || (state == "done" && gen.at("tcp").at("established_s") < 0))
             w.push_back("the TCP connection was never established (no SYN-ACK from " +
-                        cfg.at("generator").at("tcp").at("dst_ipv4").get<std::string>() +
-                        "): the DUT must run a TCP receiver, and the SYN must leave after the driver has opened the "
-                        "interface (generator.start_delay_us; a lost SYN is sent again only after 1 s, 2 s, ...)");
+                        cfg.at("generator").at("tcp").at("dst_ipv4").get<std::string>() + "): " +
+                        (to_dut ? "the DUT must run a TCP receiver, and the SYN must leave after the driver has opened "
+                                  "the interface (generator.start_delay_us; a lost SYN is sent again only after 1 s, "
+                                  "2 s, ...)"
+                                : "generator.tcp.dst_mac " + dst_mac + " is not the DUT's MAC " + dut_mac +
+                                      ", whose address filter drops the SYN (\"\" sends to the DUT's)"));
     }
 
     const nlohmann::json& dut = r.at("dut");
@@ -56,7 +66,9 @@ std::vector<std::string> run_warnings(const nlohmann::json& r) {
     const std::string mac_fix =
         bridged ? "address the host's frames to the DUT's MAC " + dut_mac
                 : "set the generator's destination MAC to the DUT's " + dut_mac +
-                      (kind == "pcap" ? " (generator.pcap.dst_mac)" : " (sample03 -m or pktgen dst_mac)");
+                      (kind == "pcap"  ? " (generator.pcap.dst_mac)"
+                       : kind == "tcp" ? " (generator.tcp.dst_mac)"
+                                       : " (sample03 -m or pktgen dst_mac)");
     if (filtered > 0 && filtered >= accepted)
         w.push_back(fixed(100 * filtered / (filtered + accepted), 0) +
                     "% of the frames reaching the DUT were dropped by its MAC address filter: " + mac_fix);

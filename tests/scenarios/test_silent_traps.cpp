@@ -89,6 +89,20 @@ TEST(silent_traps, frames_longer_than_the_duts_receive_limit_end_with_a_warning)
     EXPECT_EQ(r["warnings"], nlohmann::json(w));
 }
 
+TEST(silent_traps, a_tcp_client_addressing_another_mac_is_told_so) {
+    // The SYN is filtered in the warm-up and sent again only after 1 s: the window sees no frame,
+    // so only the TCP warning can name the cause (it named the receiver and the start delay).
+    scratch s;
+    const std::string e6 = std::string(FECSIM_SOURCE_CONFIG_DIR) + "/experiments/imx8qxp-iperf-rx.json";
+    const auto [o, r] = run(s, "--set duration_s=0.05 --set generator.tcp.dst_mac=02:00:00:00:00:01", e6);
+    ASSERT_EQ(o.status, 0) << o.err;
+    const auto w = stderr_warnings(o.err);
+    ASSERT_GE(w.size(), 1u) << o.err;
+    EXPECT_EQ(w[0], "the TCP connection was never established (no SYN-ACK from 198.18.0.42): generator.tcp.dst_mac "
+                    "02:00:00:00:00:01 is not the DUT's MAC " + r["config"]["soc"]["fec"]["mac_address"].get<std::string>() +
+                    ", whose address filter drops the SYN (\"\" sends to the DUT's)");
+}
+
 TEST(silent_traps, a_pktgen_count_that_runs_out_in_the_warmup_says_so) {
     scratch s;
     const auto [o, r] = run(s, "--set duration_s=0.01 --set 'generator.sample03=-n 1000'");
