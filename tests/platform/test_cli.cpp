@@ -353,6 +353,18 @@ TEST(cli, trace_is_a_chrome_trace_of_firmware_spans_and_wire_frames) {
 TEST(cli, unwritable_outputs_are_refused_before_simulating) {
     // Each used to fail after the run (exit 1), write nothing with exit 0, or lose the trace.
     const std::string tmp = fs::temp_directory_path().string();
+    const std::string capture_in = tmp + "/fecsim-in-" + std::to_string(::getpid()) + ".pcap";
+    const std::string own_experiment = tmp + "/fecsim-in-" + std::to_string(::getpid()) + ".json";  // E1, to lose
+    fs::copy_file(experiment, own_experiment, fs::copy_options::overwrite_existing);
+    {
+        // A capture to replay: one 60-byte frame to the DUT's MAC (pcap, microseconds, Ethernet).
+        const uint32_t header[] = {0xa1b2c3d4, 0x00040002, 0, 0, 65535, 1}, record[] = {0, 0, 60, 60};
+        unsigned char frame[60] = {0x00, 0x04, 0x9f, 0x07, 0x9f, 0x01, 0x02, 0, 0, 0, 0, 1, 0x08, 0x00};
+        std::ofstream capture(capture_in, std::ios::binary);
+        capture.write(reinterpret_cast<const char*>(header), sizeof header);
+        capture.write(reinterpret_cast<const char*>(record), sizeof record);
+        capture.write(reinterpret_cast<const char*>(frame), sizeof frame);
+    }
     const std::vector<std::pair<std::string, std::string>> rows = {
         {"--out /nonexistent/dir/r.json", "--out /nonexistent/dir/r.json: cannot write: No such file or directory\n"},
         {"--out " + tmp, "--out " + tmp + ": is a directory\n"},
@@ -362,10 +374,15 @@ TEST(cli, unwritable_outputs_are_refused_before_simulating) {
         // two outputs into one file: only the last written survived (fails before: exit 0, the trace lost)
         {"--out " + tmp + "/r.json --trace " + tmp + "/./r.json",
          "--trace " + tmp + "/./r.json: the same file as --out " + tmp + "/r.json\n"},
+        // an output into an input of the run destroyed it (fails before: exit 0, the experiment
+        // replaced by its result, the capture by the new one)
+        {"--out " + own_experiment, "--out " + own_experiment + ": the same file as the experiment\n"},
+        {"--set generator.kind=pcap --set generator.pcap_file=" + capture_in + " --pcap " + capture_in,
+         "--pcap " + capture_in + ": the same file as generator.pcap_file\n"},
     };
     for (const auto& [args, error] : rows) {
         // A 100-second run: refused at once or the test times out.
-        const outcome o = run("run " + experiment + " --quiet --set duration_s=100 " + args);
+        const outcome o = run("run " + own_experiment + " --quiet --set duration_s=100 " + args);
         EXPECT_EQ(o.status, 2) << args;
         EXPECT_EQ(o.out, "") << args;
         EXPECT_EQ(o.err, error) << args;
@@ -382,6 +399,10 @@ TEST(cli, unwritable_outputs_are_refused_before_simulating) {
     const outcome empty = run("run " + experiment + " --out ''");
     EXPECT_EQ(empty.status, 2);
     EXPECT_EQ(empty.err, "fecsim: --out needs a value (fecsim help shows the usage)\n");
+    EXPECT_EQ(fs::file_size(capture_in), 24u + 16 + 60) << "the capture is left as it was";
+    EXPECT_EQ(fs::file_size(own_experiment), fs::file_size(experiment)) << "the experiment is left as it was";
+    fs::remove(capture_in);
+    fs::remove(own_experiment);
     // The probe leaves nothing behind.
     const std::string fresh = tmp + "/fecsim-probe-" + std::to_string(::getpid()) + ".json";
     EXPECT_EQ(run("run " + experiment + " --quiet --set duration_s=100 --out " + fresh + " --trace /dev/full").status, 2);
