@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""scripts/headline.py (`make run`, `make table`) against a stand-in fecsim that writes a result
+file at once: which rows it selects, and how it reports bad input and a failed run."""
+import os
+import stat
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HEADLINE = os.path.join(ROOT, "scripts", "headline.py")
+
+# Writes every metric published.tsv reads; with FAKE_FECSIM_FAIL set it fails as fecsim does on bad input.
+FAKE = """#!/usr/bin/env python3
+import json, os, sys
+if os.environ.get("FAKE_FECSIM_FAIL"):
+    print("fecsim: --set x=1: /x: unknown key", file=sys.stderr)
+    sys.exit(2)
+out = sys.argv[sys.argv.index("--out") + 1]
+rates = {k: 1000.0 for k in ("xdp_prog_pps", "generator_tx_pps", "dut_tx_pps", "tcp_goodput_mbps")}
+json.dump({"rates": rates}, open(out, "w"))
+"""
+
+
+class Headline(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.fecsim = os.path.join(self.tmp.name, "fecsim")
+        with open(self.fecsim, "w") as f:
+            f.write(FAKE)
+        os.chmod(self.fecsim, os.stat(self.fecsim).st_mode | stat.S_IXUSR)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def headline(self, *args, env=None):
+        # From another directory: the script must not depend on being run from the tree's root.
+        return subprocess.run([sys.executable, HEADLINE, *args], cwd=self.tmp.name, capture_output=True,
+                              text=True, env={**os.environ, **(env or {})}, timeout=60)
+
+    def rows(self, out):
+        return [line.split()[0] for line in out.splitlines()[1:]]
+
+    def test_an_experiment_by_name_or_path_runs_its_rows(self):
+        by_name = self.headline(self.fecsim, "imx8mp-xdp-tx")
+        self.assertEqual(by_name.returncode, 0, by_name.stderr)
+        self.assertEqual(self.rows(by_name.stdout), ["E1-v4", "E1-sync_len", "E1-merged", "E1-generator"])
+        by_path = self.headline(self.fecsim, os.path.join(ROOT, "configs/experiments/imx8mp-xdp-tx.json"))
+        self.assertEqual(by_path.returncode, 0, by_path.stderr)
+        self.assertEqual(by_path.stdout, by_name.stdout)
+        default = self.headline(self.fecsim)
+        self.assertEqual(default.stdout, by_name.stdout)
+
+    def test_an_experiment_without_a_published_row_is_one_line_and_exit_2(self):
+        for which in ("imx8mp-xdp-txx", os.path.join(self.tmp.name, "imx8mp-xdp-tx.json")):
+            r = self.headline(self.fecsim, which)
+            self.assertEqual(r.returncode, 2, which)
+            self.assertEqual(r.stdout, "")
+            self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
+            self.assertIn(f"{which}: no row of scripts/published.tsv", r.stderr)
+
+    def test_a_bad_command_line_is_one_line_and_exit_2(self):
+        for args in ((), (self.fecsim, "all", "extra"), (os.path.join(self.tmp.name, "nofecsim"),)):
+            r = self.headline(*args)
+            self.assertEqual(r.returncode, 2, args)
+            self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
+            self.assertTrue(r.stderr.startswith("headline.py: "), r.stderr)
+
+    def test_a_failed_run_names_the_row_and_keeps_fecsims_status(self):
+        r = self.headline(self.fecsim, "imx8mp-xdp-tx", env={"FAKE_FECSIM_FAIL": "1"})
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.stderr, "headline.py: row E1-v4: fecsim: --set x=1: /x: unknown key\n")
+
+
+if __name__ == "__main__":
+    unittest.main()
