@@ -121,12 +121,15 @@ def unit_of(metric):
 
 
 def plot_table(args):
-    rows = []
+    rows, header = [], False
     try:
         with open(args.table) as f:
             for n, line in enumerate(f, 1):
                 line = line.rstrip("\n")
-                if not line.strip() or line.startswith("row "):
+                if not header:  # what `make table | tee` caught before the table: the deps check, the build
+                    header = line.split()[:2] == ["row", "metric"]
+                    continue
+                if not line.strip():
                     continue
                 m = ROW.match(line.strip())
                 if not m:
@@ -139,6 +142,8 @@ def plot_table(args):
                              "kind": kind})
     except OSError as e:
         fail(f"{args.table}: {e.strerror}")
+    if not header:
+        fail(f"{args.table}: no `make table` header line (row metric simulated ...)")
     if not rows:
         fail(f"{args.table}: no rows")
     # One panel per unit (packet rates, TCP goodput), each on its own scale, in the table's order.

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """scripts/headline.py (`make run`, `make table`) against a stand-in fecsim that writes a result
-file at once: which rows it selects, and how it reports bad input and a failed run."""
+file at once: which rows it selects, how it reports bad input and a failed run, and that
+scripts/plot.py draws what `make table | tee table.txt` caught (docs/sweeps.md)."""
 import os
 import stat
 import subprocess
@@ -10,6 +11,7 @@ import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HEADLINE = os.path.join(ROOT, "scripts", "headline.py")
+PLOT = os.path.join(ROOT, "scripts", "plot.py")
 
 # Writes every metric published.tsv reads; with FAKE_FECSIM_FAIL set it fails as fecsim does on bad input.
 FAKE = """#!/usr/bin/env python3
@@ -71,6 +73,26 @@ class Headline(unittest.TestCase):
         r = self.headline(self.fecsim, "imx8mp-xdp-tx", env={"FAKE_FECSIM_FAIL": "1"})
         self.assertEqual(r.returncode, 2)
         self.assertEqual(r.stderr, "headline.py: row E1-v4: fecsim: --set x=1: /x: unknown key\n")
+
+
+    def plot_table(self, text):
+        table = os.path.join(self.tmp.name, "table.txt")
+        with open(table, "w") as f:
+            f.write(text)
+        return subprocess.run([PLOT, "table", table, "--out", os.path.join(self.tmp.name, "t")],
+                              capture_output=True, text=True, timeout=120)
+
+    def test_plot_draws_what_make_table_printed_with_the_build_lines_before_it(self):
+        r = self.headline(self.fecsim, "imx8mp-xdp-tx")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        make = "install-deps: all 21 packages present, nothing to do\nninja: no work to do.\n"
+        p = self.plot_table(make + r.stdout)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue(os.path.getsize(os.path.join(self.tmp.name, "t.png")) > 10000)
+        nothing = self.plot_table(make)
+        self.assertEqual(nothing.returncode, 2)
+        self.assertEqual(len(nothing.stderr.splitlines()), 1, nothing.stderr)
+        self.assertIn("no `make table` header line", nothing.stderr)
 
 
 if __name__ == "__main__":
