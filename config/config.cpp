@@ -404,14 +404,42 @@ const json* schema_at(const json& schema, const std::string& pointer) {
     return s;
 }
 
+// A schema file of a configuration tree (FECSIM_CONFIG_DIR may name anyone's) is input like
+// any other: each leaf has a type the validator knows, with the fields that type needs.
+void check_schema(const json& node, const std::string& file, const std::string& p) {
+    if (!node.is_object()) throw config_error(file + ": " + p + ": expected a schema object, got " + describe(node));
+    for (auto& [k, s] : node.items()) {
+        if (k[0] == '$') continue;
+        const std::string cp = p + "/" + k;
+        if (!is_leaf_schema(s)) {
+            check_schema(s, file, cp);
+            continue;
+        }
+        static const std::vector<std::string> types{"number", "integer", "boolean", "string", "enum", "address", "array"};
+        const std::string type = s["type"];
+        if (std::find(types.begin(), types.end(), type) == types.end())
+            throw config_error(file + ": " + cp + "/type: unknown type \"" + type +
+                               "\" (number, integer, boolean, string, enum, address or array)");
+        for (const char* bound : {"min", "max"})
+            if (s.contains(bound) && !s[bound].is_number())
+                throw config_error(file + ": " + cp + "/" + bound + ": expected a number, got " + describe(s[bound]));
+        if (type == "enum" && !(s.contains("values") && s["values"].is_array()))
+            throw config_error(file + ": " + cp + "/values: an enum needs an array of values");
+        if (type == "array" && !(s.contains("items") && s["items"].is_object()))
+            throw config_error(file + ": " + cp + "/items: an array needs the schema of its items");
+        if (type == "array" && !is_leaf_schema(s["items"])) check_schema(s["items"], file, cp + "/items");
+    }
+}
+
 json load_schema(const std::string& config_dir) {
     const std::vector<std::string> files = config::json_files(config_dir, "schema");
     if (files.empty()) throw config_error((fs::path(config_dir) / "schema").string() + ": no schema files found");
     json schema = json::object();
     for (auto& f : files) {
         json part = read_json_file(f);
+        check_schema(part, f, "");
         for (auto& [k, v] : part.items()) {
-            if (schema.contains(k)) throw std::logic_error(f + ": schema section '" + k + "' defined twice");
+            if (schema.contains(k)) throw config_error(f + ": /" + k + ": schema section defined twice");
             schema[k] = v;
         }
     }

@@ -274,6 +274,26 @@ TEST(config, an_unusable_configuration_directory_is_named) {
     EXPECT_THROW(config::json_files(d.root.string(), "experiments"), config_error);
 }
 
+TEST(config, a_broken_schema_in_the_configuration_tree_is_named) {
+    // fails before: each ended in an uncaught std::logic_error or nlohmann type_error (exit 134)
+    scratch_dir d;
+    const std::string e = d.write("e.json", R"({"platform": "imx8mp"})");
+    fs::copy_file(d.root / "schema/link.json", d.root / "schema/link2.json");
+    EXPECT_EQ(load_error(e, {}, d.root.string()), (d.root / "schema/link2.json").string() + ": /link: schema section defined twice");
+    fs::remove(d.root / "schema/link2.json");
+    const std::string link = (d.root / "schema/link.json").string();
+    nlohmann::json schema = nlohmann::json::parse(std::ifstream(link));
+    const nlohmann::json good = schema;
+    schema["link"]["speed_mbps"]["type"] = "float";
+    d.write("schema/link.json", schema.dump());
+    EXPECT_EQ(load_error(e, {}, d.root.string()),
+              link + ": /link/speed_mbps/type: unknown type \"float\" (number, integer, boolean, string, enum, address or array)");
+    schema = good;
+    schema["link"]["propagation_ns"]["min"] = "0";
+    d.write("schema/link.json", schema.dump());
+    EXPECT_EQ(load_error(e, {}, d.root.string()), link + ": /link/propagation_ns/min: expected a number, got string \"0\"");
+}
+
 TEST(config, input_files_are_capped_and_must_be_files) {
     const auto start = std::chrono::steady_clock::now();
     EXPECT_EQ(load_error("/dev/zero"), "/dev/zero: more than 64 MiB, the limit for an input file");
