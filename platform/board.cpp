@@ -266,6 +266,15 @@ void board::check() const {
         std::rethrow_exception(firmware_failure_);
     } catch (const firmware::memory_exhausted& e) {
         throw memory_error(e);
+    } catch (const param_error& e) {
+        if (system_->booted()) throw;
+        throw cfg_->error_at(e);
+    } catch (const std::invalid_argument& e) {
+        // The driver's probe refusing what the configuration asks of it (several queues on a FEC
+        // without FEC_QUIRK_HAS_MULTI_QUEUES) is bad input, as when the firmware is built: blamed
+        // on the section a --set or the experiment changed.
+        if (system_->booted()) throw;
+        throw cfg_->error_at(param_error(std::vector<std::string>{"soc.fec", "fec", "driver"}, e.what()));
     }
 }
 

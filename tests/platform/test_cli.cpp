@@ -139,6 +139,10 @@ TEST(cli, problems_found_while_assembling_or_booting_are_bad_input_too) {
         {"validate", "--set generator.kind=tcp --set generator.tcp.dst_ipv4=198.18.0",
          "--set generator.tcp.dst_ipv4=198.18.0: /generator/tcp/dst_ipv4: expected a dotted IPv4 address, got "
          "\"198.18.0\"\n"},
+        // refused by the driver's probe on the simulated core (fails before: an uncaught
+        // std::invalid_argument, exit 134)
+        {"validate", "--set soc.fec.compatible=fsl,imx6q-fec",
+         "--set soc.fec.compatible=fsl,imx6q-fec: /soc/fec: eth0: several queues need FEC_QUIRK_HAS_MULTI_QUEUES\n"},
         // read when a run starts serving telemetry; validate checks it as well (fails before: exit 0)
         {"validate", "--set telemetry.listen=nonsense",
          "--set telemetry.listen=nonsense: /telemetry/listen: expected HOST:PORT, got \"nonsense\"\n"},
