@@ -8,12 +8,14 @@ inversely proportional to the parameter; 0 means the figure does not hang on it.
 
 Usage: scripts/sensitivity.py [--fecsim build/fecsim] [--duration 0.05] [--jobs N]
                               [--rows E1-v4,E1-sync_len] [--step 0.1]
+Bad options, or a run that fails, are one line on stderr and exit status 2 (a failed run: fecsim's).
 """
 import argparse
 import concurrent.futures as cf
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -47,6 +49,15 @@ PARAMETERS = [
 ]
 
 
+class RunFailed(Exception):
+    pass
+
+
+def fail(msg, status=2):
+    print(f"sensitivity: {msg}", file=sys.stderr)
+    sys.exit(status)
+
+
 def published_rows():
     return [{"id": rid, "experiment": exp, "sets": [] if sets == "-" else sets.split(), "metric": metric,
              "measured": measured, "kind": kind} for rid, exp, sets, metric, measured, kind in table("published.tsv")]
@@ -68,9 +79,29 @@ def run(fecsim, experiment, sets, duration, out_dir):
         cmd += ["--set", s]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)}: exit {proc.returncode}: {proc.stderr.strip()}")
+        lines = [line for line in proc.stderr.splitlines() if line.strip()]
+        raise RunFailed(f"{' '.join([experiment, *sets])}: {lines[-1] if lines else 'no message'}", proc.returncode)
     with open(out) as f:
         return json.load(f)
+
+
+def run_all(pool, fecsim, rows, args, tmp):
+    """Every row's run as published, then with each parameter moved up and down."""
+    # Distinct studies (rows reading two metrics of one run share it).
+    studies = {}
+    for r in rows:
+        studies.setdefault((r["experiment"], tuple(r["sets"])), []).append(r)
+    base = {k: pool.submit(run, fecsim, k[0], list(k[1]), args.duration, tmp) for k in studies}
+    base = {k: f.result() for k, f in base.items()}
+    jobs = {}
+    for k, tree in base.items():
+        for key, _ in PARAMETERS:
+            value = lookup(tree["config"], key)
+            for sign in (+1, -1):
+                moved = value * (1 + sign * args.step)
+                jobs[(k, key, sign)] = pool.submit(run, fecsim, k[0], list(k[1]) + [f"{key}={moved!r}"],
+                                                   args.duration, tmp)
+    return studies, {k: f.result() for k, f in jobs.items()}
 
 
 def main():
@@ -80,33 +111,31 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--rows", default="", help="comma-separated row ids (default: every row)")
     ap.add_argument("--step", type=float, default=0.1, help="relative move of each parameter")
+    ap.error = fail  # one line, exit 2, rather than the usage and the message
     args = ap.parse_args()
+    if not 0 < args.step < 1:
+        fail(f"--step {args.step}: must lie between 0 and 1 (a relative move)")
+    if args.duration <= 0 or args.jobs < 1:
+        fail("--duration must be above 0 and --jobs at least 1")
+    fecsim = shutil.which(args.fecsim)
+    if not fecsim:
+        fail(f"--fecsim {args.fecsim}: no fecsim executable there")
+    fecsim = os.path.abspath(fecsim)  # the runs start in the tree's root
 
     rows = published_rows()
     if args.rows:
         wanted = set(args.rows.split(","))
         unknown = wanted - {r["id"] for r in rows}
         if unknown:
-            print(f"sensitivity: unknown rows: {', '.join(sorted(unknown))}", file=sys.stderr)
-            return 2
+            fail(f"unknown rows: {', '.join(sorted(unknown))}")
         rows = [r for r in rows if r["id"] in wanted]
 
     with tempfile.TemporaryDirectory() as tmp, cf.ThreadPoolExecutor(args.jobs) as pool:
-        # Distinct studies (rows reading two metrics of one run share it).
-        studies = {}
-        for r in rows:
-            studies.setdefault((r["experiment"], tuple(r["sets"])), []).append(r)
-        base = {k: pool.submit(run, args.fecsim, k[0], list(k[1]), args.duration, tmp) for k in studies}
-        base = {k: f.result() for k, f in base.items()}
-        jobs = {}
-        for k, tree in base.items():
-            for key, _ in PARAMETERS:
-                value = lookup(tree["config"], key)
-                for sign in (+1, -1):
-                    moved = value * (1 + sign * args.step)
-                    jobs[(k, key, sign)] = pool.submit(run, args.fecsim, k[0], list(k[1]) + [f"{key}={moved!r}"],
-                                                       args.duration, tmp)
-        results = {k: f.result() for k, f in jobs.items()}
+        try:
+            studies, results = run_all(pool, fecsim, rows, args, tmp)
+        except RunFailed as e:
+            pool.shutdown(cancel_futures=True)  # the runs already started finish; no new one starts
+            fail(*e.args)
 
     up, down = math.log(1 + args.step), math.log(1 - args.step)
     print("| row | " + " | ".join(f"`{k}`" for k, _ in PARAMETERS) + " |")

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""scripts/headline.py (`make run`, `make table`) against a stand-in fecsim that writes a result
-file at once: which rows it selects, how it reports bad input and a failed run, and that
-scripts/plot.py draws what `make table | tee table.txt` caught (docs/sweeps.md)."""
+"""The scripts that run published rows, against a stand-in fecsim that writes a result file at
+once. scripts/headline.py (`make run`, `make table`): which rows it selects, how it reports bad
+input and a failed run, and that scripts/plot.py draws what `make table | tee table.txt` caught
+(docs/sweeps.md). scripts/sensitivity.py: bad options and a failed run."""
 import os
 import stat
 import subprocess
@@ -12,6 +13,7 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HEADLINE = os.path.join(ROOT, "scripts", "headline.py")
 PLOT = os.path.join(ROOT, "scripts", "plot.py")
+SENSITIVITY = os.path.join(ROOT, "scripts", "sensitivity.py")
 
 # Writes every metric published.tsv reads; with FAKE_FECSIM_FAIL set it fails as fecsim does on bad input.
 FAKE = """#!/usr/bin/env python3
@@ -25,7 +27,7 @@ json.dump({"rates": rates}, open(out, "w"))
 """
 
 
-class Headline(unittest.TestCase):
+class StandIn(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         self.fecsim = os.path.join(self.tmp.name, "fecsim")
@@ -36,10 +38,15 @@ class Headline(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def headline(self, *args, env=None):
-        # From another directory: the script must not depend on being run from the tree's root.
-        return subprocess.run([sys.executable, HEADLINE, *args], cwd=self.tmp.name, capture_output=True,
+    def script(self, path, *args, env=None):
+        # From another directory: the scripts must not depend on being run from the tree's root.
+        return subprocess.run([sys.executable, path, *args], cwd=self.tmp.name, capture_output=True,
                               text=True, env={**os.environ, **(env or {})}, timeout=60)
+
+
+class Headline(StandIn):
+    def headline(self, *args, env=None):
+        return self.script(HEADLINE, *args, env=env)
 
     def rows(self, out):
         return [line.split()[0] for line in out.splitlines()[1:]]
@@ -93,6 +100,26 @@ class Headline(unittest.TestCase):
         self.assertEqual(nothing.returncode, 2)
         self.assertEqual(len(nothing.stderr.splitlines()), 1, nothing.stderr)
         self.assertIn("no `make table` header line", nothing.stderr)
+
+
+class Sensitivity(StandIn):
+    def test_bad_options_are_one_line_and_exit_2(self):
+        for args, expected in ((("--step", "1"), "--step 1.0: must lie between 0 and 1"),
+                               (("--jobs", "0"), "--jobs at least 1"),
+                               (("--jobs", "x"), "argument --jobs: invalid int value: 'x'"),
+                               (("--fecsim", "nofecsim"), "--fecsim nofecsim: no fecsim executable there"),
+                               (("--rows", "E1-v5"), "unknown rows: E1-v5")):
+            r = self.script(SENSITIVITY, "--fecsim", self.fecsim, *args)
+            self.assertEqual(r.returncode, 2, args)
+            self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
+            self.assertIn(expected, r.stderr)
+
+    def test_a_failed_run_names_it_and_keeps_fecsims_status(self):
+        # A relative --fecsim from another directory: the runs themselves start in the tree's root.
+        r = self.script(SENSITIVITY, "--fecsim", "./fecsim", "--rows", "E1-v4", env={"FAKE_FECSIM_FAIL": "1"})
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.stderr, "sensitivity: configs/experiments/imx8mp-xdp-tx.json driver.xdp_tx_variant=v4: "
+                                   "fecsim: --set x=1: /x: unknown key\n")
 
 
 if __name__ == "__main__":
