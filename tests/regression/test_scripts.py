@@ -2,7 +2,7 @@
 """The scripts that run published rows, against a stand-in fecsim that writes a result file at
 once. scripts/headline.py (`make run`, `make table`): which rows it selects, how it reports bad
 input and a failed run, and that scripts/plot.py draws what `make table | tee table.txt` caught
-(docs/sweeps.md). scripts/sensitivity.py: bad options and a failed run."""
+(docs/sweeps.md). scripts/sensitivity.py: bad options and a failed run. scripts/install-deps.sh."""
 import os
 import stat
 import subprocess
@@ -120,6 +120,42 @@ class Sensitivity(StandIn):
         self.assertEqual(r.returncode, 2)
         self.assertEqual(r.stderr, "sensitivity: configs/experiments/imx8mp-xdp-tx.json driver.xdp_tx_variant=v4: "
                                    "fecsim: --set x=1: /x: unknown key\n")
+
+
+class InstallDeps(unittest.TestCase):
+    """scripts/install-deps.sh for a developer who is not root, with dpkg, id, sudo and apt-get
+    stood in for: sudo clears the environment as its default env_reset does."""
+
+    def run_it(self, missing):
+        with tempfile.TemporaryDirectory() as bin_dir:
+            stand_ins = {
+                "dpkg-query": f'case "$3" in {missing}) exit 1;; *) printf "install ok installed";; esac',
+                "id": "echo 1000",
+                "sudo": 'exec env -i PATH="$PATH" "$@"',
+                "apt-get": f'echo "apt-get $* DEBIAN_FRONTEND=${{DEBIAN_FRONTEND:-unset}}" >> {bin_dir}/log',
+            }
+            for name, body in stand_ins.items():
+                path = os.path.join(bin_dir, name)
+                with open(path, "w") as f:
+                    f.write(f"#!/bin/sh\n{body}\n")
+                os.chmod(path, 0o755)
+            r = subprocess.run(["bash", os.path.join(ROOT, "scripts", "install-deps.sh")], capture_output=True,
+                               text=True, env={"PATH": f"{bin_dir}:/usr/bin:/bin"}, stdin=subprocess.DEVNULL,
+                               timeout=60)
+            log = os.path.join(bin_dir, "log")
+            return r, open(log).read().splitlines() if os.path.exists(log) else []
+
+    def test_nothing_missing_does_nothing(self):
+        r, apt = self.run_it("none-missing")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("nothing to do", r.stdout)
+        self.assertEqual(apt, [])
+
+    def test_apt_runs_non_interactive_through_sudo(self):
+        r, apt = self.run_it("tshark")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(apt, ["apt-get update -qq DEBIAN_FRONTEND=noninteractive",
+                               "apt-get install -y -qq --no-install-recommends tshark DEBIAN_FRONTEND=noninteractive"])
 
 
 if __name__ == "__main__":
