@@ -7,7 +7,6 @@
 #include "platform/simulation.h"
 #include "platform/sweep.h"
 #include "platform/watch.h"
-#include "traffic/pktgen_commands.h"
 
 #include <systemc>
 
@@ -188,28 +187,8 @@ int command(int argc, char** argv) {
                                        fecsim::config::default_config_dir() + "/experiments (fecsim list shows them)");
         cfg = fecsim::config::load(experiment, o.sets);
         if (o.command == "validate") fecsim::check_assembly(*cfg);
-        // Every output is checked before simulating, not found unwritable after the run. Written
-        // into an input of the run or into another output's file, it would destroy the input or
-        // keep only the last one written (a device such as /dev/null takes anything).
-        namespace fs = std::filesystem;
-        const auto same_file = [](const std::string& a, const std::string& b) {
-            std::error_code ec, ec_b;
-            const fs::path file = fs::weakly_canonical(a, ec);
-            return !b.empty() && !ec && !fs::is_character_file(file, ec) && fs::weakly_canonical(b, ec_b) == file && !ec_b;
-        };
-        std::vector<std::pair<std::string, std::string>> taken = {{"the experiment", experiment}};
-        for (const auto& [key, pointer] : {std::pair{"generator.pcap_file", "/generator/pcap_file"},
-                                           {"generator.pktgen_file", "/generator/pktgen_file"}})
-            taken.emplace_back(key, fecsim::traffic::resolve_config_path(*cfg, pointer));
-        for (const auto& [flag, path] : {std::pair<std::string, std::string>{"--out", o.out_path}, {"--pcap", o.run.pcap_path},
-                                         {"--trace", o.run.trace_path}}) {
-            if (path.empty()) continue;
-            fecsim::probe_output(flag, path);
-            for (const auto& [what, input_or_output] : taken)
-                if (same_file(path, input_or_output))
-                    throw fecsim::config_error(flag + " " + path + ": the same file as " + what);
-            taken.emplace_back(flag + " " + path, path);
-        }
+        // Every output is checked before simulating, not found unwritable after the run.
+        fecsim::probe_outputs(*cfg, experiment, {{"--out", o.out_path}, {"--pcap", o.run.pcap_path}, {"--trace", o.run.trace_path}});
     } catch (const fecsim::config_error& e) {
         std::cerr << e.what() << '\n';
         return 2;

@@ -8,6 +8,7 @@
 #include "platform/run_warnings.h"
 #include "platform/soc.h"
 #include "platform/telemetry.h"
+#include "traffic/pktgen_commands.h"
 
 #include <systemc>
 
@@ -181,6 +182,27 @@ void probe_output(const std::string& flag, const std::string& path) {
     ::close(fd);
     if (!existed) std::filesystem::remove(path, ec);
     if (!problem.empty()) refuse(problem);
+}
+
+void probe_outputs(const config& cfg, const std::string& experiment,
+                   const std::vector<std::pair<std::string, std::string>>& outputs) {
+    namespace fs = std::filesystem;
+    const auto same_file = [](const std::string& a, const std::string& b) {
+        std::error_code ec, ec_b;
+        const fs::path file = fs::weakly_canonical(a, ec);
+        return !b.empty() && !ec && !fs::is_character_file(file, ec) && fs::weakly_canonical(b, ec_b) == file && !ec_b;
+    };
+    std::vector<std::pair<std::string, std::string>> taken = {{"the experiment", experiment}};
+    for (const auto& [key, pointer] :
+         {std::pair{"generator.pcap_file", "/generator/pcap_file"}, {"generator.pktgen_file", "/generator/pktgen_file"}})
+        taken.emplace_back(key, traffic::resolve_config_path(cfg, pointer));
+    for (const auto& [flag, path] : outputs) {
+        if (path.empty()) continue;
+        probe_output(flag, path);
+        for (const auto& [what, file] : taken)
+            if (same_file(path, file)) throw config_error(flag + " " + path + ": the same file as " + what);
+        taken.emplace_back(flag + " " + path, path);
+    }
 }
 
 std::vector<std::string> unbalanced_books(const nlohmann::json& result) {

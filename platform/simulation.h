@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fecsim {
@@ -32,6 +33,13 @@ void check_assembly(const config& cfg);
 // writing (/proc/x), a full file system and a device that refuses a write (/dev/full).
 // Creates nothing: a file made to probe is removed again.
 void probe_output(const std::string& flag, const std::string& path);
+
+// Before a run: probe_output for each (FLAG, PATH) of `outputs` (an empty PATH: none), and a
+// config_error "FLAG PATH: the same file as ..." for one naming the file of an input of the run
+// (the experiment, generator.pcap_file, generator.pktgen_file: it would be destroyed) or of an
+// output before it (only the last written would remain). A device (/dev/null) takes anything.
+void probe_outputs(const config& cfg, const std::string& experiment,
+                   const std::vector<std::pair<std::string, std::string>>& outputs);
 
 // One line per boundary of `result`'s accounting whose books do not balance
 // ("accounting: dut.fec.rx: ..."); empty when every frame is accounted for.
