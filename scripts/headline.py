@@ -6,7 +6,8 @@ its plausible range and with every one at the high end (scripts/bands.tsv) and p
 "value [low - high]". Runs go in parallel.
 Usage: headline.py FECSIM [EXPERIMENT | all]   (default: the E1 experiment)
 EXPERIMENT is a published row's experiment file or its name (`fecsim list`); one with no row, or a
-run that fails, is one line on stderr and exit status 2 (a failed run: fecsim's status).
+run that fails, is one line on stderr and exit status 2 (a failed run: fecsim's status); a row
+whose result has no figure for its metric prints n/a, and the script then exits 1.
 """
 import concurrent.futures as cf
 import json
@@ -88,6 +89,7 @@ def main():
                     ends.append(pool.submit(run, fecsim, exp, sets + corner, metric, tmp))
             jobs.append((rid, metric, measured, kind, main_run, ends))
         print(f"{'row':<22} {'metric':<22} {'simulated':>12} {'band':>21} {'measured':>12} {'error':>8}  kind")
+        without = []  # rows whose result lacks their metric: published.tsv and the result file disagree
         for rid, metric, measured, kind, main_run, ends in jobs:
             try:
                 sim, vals = main_run.result(), [e.result() for e in ends]
@@ -102,6 +104,10 @@ def main():
             meas = "held out" if measured == "-" else f"{int(measured):,}"
             simtxt = "n/a" if sim is None else f"{sim:,.0f}"
             print(f"{rid:<22} {metric:<22} {simtxt:>12} {band:>21} {meas:>12} {err:>8}  {kind}", flush=True)
+            if sim is None or (ends and None in vals):
+                without.append(f"{rid} ({metric})")
+    if without:
+        fail(f"no figure in the result for {', '.join(without)}", 1)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ if os.environ.get("FAKE_FECSIM_FAIL"):
     sys.exit(2)
 out = sys.argv[sys.argv.index("--out") + 1]
 rates = {k: 1000.0 for k in ("xdp_prog_pps", "generator_tx_pps", "dut_tx_pps", "tcp_goodput_mbps")}
+rates.pop(os.environ.get("FAKE_FECSIM_WITHOUT", ""), None)
 json.dump({"rates": rates}, open(out, "w"))
 """
 
@@ -80,6 +81,12 @@ class Headline(StandIn):
         r = self.headline(self.fecsim, "imx8mp-xdp-tx", env={"FAKE_FECSIM_FAIL": "1"})
         self.assertEqual(r.returncode, 2)
         self.assertEqual(r.stderr, "headline.py: row E1-v4: fecsim: --set x=1: /x: unknown key\n")
+
+    def test_a_row_without_its_figure_is_printed_n_a_and_exits_1(self):
+        r = self.headline(self.fecsim, "imx8mp-xdp-tx", env={"FAKE_FECSIM_WITHOUT": "generator_tx_pps"})
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("E1-generator           rates.generator_tx_pps          n/a", r.stdout)
+        self.assertEqual(r.stderr, "headline.py: no figure in the result for E1-generator (rates.generator_tx_pps)\n")
 
 
     def plot_table(self, text):
