@@ -84,6 +84,10 @@ options parse(int argc, char** argv) {
             if (takes_value && flag != "--set" && !seen.insert(flag).second) throw bad_usage{flag + " given twice"};
             return true;
         };
+        if (a == "--help" || a == "-h") {  // fecsim run --help: the usage, whatever else is there
+            o.command = "help";
+            return o;
+        }
         if (o.command == "list" || o.command == "help" || o.command == "--version")
             throw bad_usage{o.command + " takes no arguments, got '" + a + "'"};
         if (is("--set")) o.sets.push_back(value("--set"));
