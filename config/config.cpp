@@ -603,6 +603,8 @@ config config::assemble(const json& experiment, const std::string& experiment_pa
         // --set does not name: the later of two equal options wins, as in the script.
         const json* leaf = schema_at(schema, pointer);
         const json::json_pointer at(pointer);
+        // A string key takes the text as written: sample03's "-6" or a description "2026" is not a number.
+        if (leaf && leaf->value("type", "") == "string" && (value.is_number() || value.is_boolean())) value = text;
         if (leaf && leaf->value("merge", "") == "options" && value.is_string() && !value.get<std::string>().empty() &&
             t.tree.contains(at) && t.tree[at].is_string() && !t.tree[at].get<std::string>().empty())
             value = t.tree[at].get<std::string>() + " " + value.get<std::string>();

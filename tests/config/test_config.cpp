@@ -138,6 +138,12 @@ TEST(config, a_sample03_set_adds_its_options_to_the_experiments) {
     EXPECT_EQ(config::load(exp, {"generator.sample03="}, d.root.string()).tree()["generator"]["sample03"], "");
     // Other string keys are replaced, as before.
     EXPECT_EQ(config::load(exp, {"description=x"}, d.root.string()).tree()["description"], "x");
+    // Text that reads as JSON is still the string written for a string key (fails before: "expected a
+    // string, got -6", where sample03 itself says what -6 is not).
+    EXPECT_EQ(config::load(exp, {"generator.sample03=-6"}, d.root.string()).tree()["generator"]["sample03"],
+              "-d 198.18.0.42 -m 00:04:9f:07:9f:01 -6");
+    EXPECT_EQ(config::load(exp, {"description=2026"}, d.root.string()).tree()["description"], "2026");
+    EXPECT_EQ(config::load(exp, {"description=true"}, d.root.string()).tree()["description"], "true");
 }
 
 TEST(config, an_object_set_merges_key_by_key_as_the_layers_do) {
