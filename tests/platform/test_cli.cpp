@@ -395,7 +395,7 @@ TEST(cli, unwritable_outputs_are_refused_before_simulating) {
     EXPECT_EQ(run("run " + experiment + " --quiet --set duration_s=0.001 --set warmup_s=0.01 --out /dev/null --trace /dev/null").status, 0)
         << "a device takes every output";
     // The standard output is an output too: fails before, exit 0 with nothing written
-    for (const std::string args : {"validate " + experiment, std::string("list"), "run " + experiment + " --set duration_s=0.001"}) {
+    for (const std::string& args : {"validate " + experiment, std::string("list"), "run " + experiment + " --set duration_s=0.001"}) {
         const outcome full = run(args + " >/dev/full");
         EXPECT_EQ(full.status, 2) << args;
         EXPECT_EQ(full.err.rfind("fecsim: standard output: cannot write", 0), 0u) << args << ": " << full.err;
