@@ -384,20 +384,25 @@ uint16_t await_telemetry(const run& r) {
     return port.empty() ? 0 : uint16_t(std::stoi(port));
 }
 
-TEST(telemetry, one_json_object_per_interval_with_the_runs_own_lines) {
-    run r(telemetry_args("127.0.0.1:0", {"--set", "telemetry.interval_s=0.1", "--set", "telemetry.wait_clients=1"}));
-    const uint16_t port = await_telemetry(r);
-    ASSERT_NE(port, 0);
+// Every JSON object a client connected at `port` receives until the run closes the stream.
+std::vector<nlohmann::json> objects_to_the_end(uint16_t port) {
     const int fd = connect_to(port);
     std::string stream;
     char buf[65536];
     for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) stream.append(buf, size_t(n));
     ::close(fd);
-    ASSERT_EQ(r.wait(), 0) << r.err();
-
     std::vector<nlohmann::json> objects;
     std::istringstream lines(stream);
     for (std::string l; std::getline(lines, l);) objects.push_back(nlohmann::json::parse(l));
+    return objects;
+}
+
+TEST(telemetry, one_json_object_per_interval_with_the_runs_own_lines) {
+    run r(telemetry_args("127.0.0.1:0", {"--set", "telemetry.interval_s=0.1", "--set", "telemetry.wait_clients=1"}));
+    const uint16_t port = await_telemetry(r);
+    ASSERT_NE(port, 0);
+    const std::vector<nlohmann::json> objects = objects_to_the_end(port);
+    ASSERT_EQ(r.wait(), 0) << r.err();
     ASSERT_GE(objects.size(), 5u);
     // The run waited for this client (telemetry.wait_clients): it saw the first interval.
     EXPECT_DOUBLE_EQ(objects.front()["simulated_s"].get<double>(), 0.1);
@@ -447,19 +452,11 @@ TEST(telemetry, the_time_left_is_never_negative_and_zero_at_the_end) {
                                          "telemetry.wait_clients=1"}));
     const uint16_t port = await_telemetry(r);
     ASSERT_NE(port, 0);
-    const int fd = connect_to(port);
-    std::string stream;
-    char buf[65536];
-    for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) stream.append(buf, size_t(n));
-    ::close(fd);
+    const std::vector<nlohmann::json> objects = objects_to_the_end(port);
     ASSERT_EQ(r.wait(), 0) << r.err();
-    std::istringstream lines(stream);
-    nlohmann::json last;
-    for (std::string l; std::getline(lines, l);) {
-        last = nlohmann::json::parse(l);
-        EXPECT_GE(last["eta_s"].get<double>(), 0.0) << l;
-    }
-    EXPECT_EQ(last["eta_s"].get<double>(), 0.0) << last.dump();
+    ASSERT_FALSE(objects.empty());
+    for (const auto& o : objects) EXPECT_GE(o["eta_s"].get<double>(), 0.0) << o.dump();
+    EXPECT_EQ(objects.back()["eta_s"].get<double>(), 0.0) << objects.back().dump();
 }
 
 // 9000-byte frames: the DUT's driver drops every one as a length error; the drops say so.
@@ -468,13 +465,10 @@ TEST(telemetry, frames_too_long_for_the_dut_are_counted_among_the_drops) {
                                          "--set", "telemetry.wait_clients=1"}));
     const uint16_t port = await_telemetry(r);
     ASSERT_NE(port, 0);
-    const int fd = connect_to(port);
-    std::string stream;
-    char buf[65536];
-    for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) stream.append(buf, size_t(n));
-    ::close(fd);
+    const std::vector<nlohmann::json> objects = objects_to_the_end(port);
     ASSERT_EQ(r.wait(), 0) << r.err();
-    const auto last = nlohmann::json::parse(stream.substr(stream.rfind('\n', stream.size() - 2) + 1));
+    ASSERT_FALSE(objects.empty());
+    const auto& last = objects.back();
     EXPECT_EQ(last["rates"]["xdp_prog_pps"], 0) << last.dump();
     EXPECT_GT(last["drops"]["netdev_rx_length_errors"].get<uint64_t>(), 100u) << last.dump();
 }
