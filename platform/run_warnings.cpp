@@ -87,6 +87,15 @@ std::vector<std::string> run_warnings(const nlohmann::json& r) {
                     " must fit it");
     }
 
+    // XDP_TX into a full TX ring drops the frame after the program ran: xdp2's count (xdp_prog_pps)
+    // still includes it, so the rate looks better than what went back on the wire.
+    const double xdp_tx = dut.at("xdp").at("tx"), tx_full = dut.at("xdp").at("tx_errors");
+    if (tx_full > 0)
+        w.push_back(fixed(tx_full, 0) + " of " + fixed(xdp_tx, 0) + " XDP_TX frames (" + fixed(100 * tx_full / xdp_tx, 0) +
+                    "%) found the TX ring full and were dropped (dut.xdp.tx_errors): xdp_prog_pps counts them, "
+                    "dut_tx_pps does not (driver.tx_ring_size " + std::to_string(cfg.at("driver").at("tx_ring_size").get<int>()) +
+                    ")");
+
     if (dut.at("packets") == 0) {
         std::string cause;
         if (gen.at("tx_frames") == 0)

@@ -103,6 +103,25 @@ TEST(silent_traps, a_tcp_client_addressing_another_mac_is_told_so) {
                     ", whose address filter drops the SYN (\"\" sends to the DUT's)");
 }
 
+TEST(silent_traps, xdp_tx_frames_dropped_for_a_full_tx_ring_end_with_a_warning) {
+    // A TX ring shorter than what one NAPI poll sends back: most XDP_TX frames find it full, so
+    // xdp_prog_pps (what xdp2 prints) is above what the DUT transmits.
+    scratch s;
+    const auto [o, r] = run(s, "--set duration_s=0.01 --set driver.tx_ring_size=36");
+    ASSERT_EQ(o.status, 0) << o.err;
+    const uint64_t tx = r["dut"]["xdp"]["tx"], full = r["dut"]["xdp"]["tx_errors"];
+    EXPECT_GT(full, tx / 2);
+    EXPECT_GT(r["rates"]["xdp_prog_pps"].get<double>(), r["rates"]["dut_tx_pps"].get<double>());
+    const auto w = stderr_warnings(o.err);
+    ASSERT_EQ(w.size(), 1u) << o.err;
+    EXPECT_EQ(w[0].rfind(std::to_string(full) + " of " + std::to_string(tx) + " XDP_TX frames (", 0), 0u) << w[0];
+    EXPECT_NE(w[0].find("found the TX ring full and were dropped (dut.xdp.tx_errors): xdp_prog_pps counts them, "
+                        "dut_tx_pps does not (driver.tx_ring_size 36)"),
+              std::string::npos)
+        << w[0];
+    EXPECT_EQ(r["warnings"], nlohmann::json(w));
+}
+
 TEST(silent_traps, a_pktgen_count_that_runs_out_in_the_warmup_says_so) {
     scratch s;
     const auto [o, r] = run(s, "--set duration_s=0.01 --set 'generator.sample03=-n 1000'");
