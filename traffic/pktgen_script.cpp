@@ -18,6 +18,13 @@ std::string_view trim(std::string_view s) {
     return s;
 }
 
+// The words [first, last) as the shell passes them to echo: one space between each.
+std::string joined(std::vector<std::string>::const_iterator first, std::vector<std::string>::const_iterator last) {
+    std::string out;
+    for (auto it = first; it != last; ++it) out += (out.empty() ? "" : " ") + *it;
+    return out;
+}
+
 bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 // Shell commands a pktgen script runs around its pgset lines that do not configure pktgen.
@@ -154,8 +161,7 @@ void pktgen_script::line(std::string_view text, const std::string& where) {
         const size_t first = ctrl ? 1 : 2;  // pg_ctrl CMD, pg_thread N CMD, pg_set DEV CMD
         if (words.size() <= first)
             fail(w0 + ": expected " + (ctrl ? "a command" : thread ? "a thread number and a command" : "a device and a command"));
-        std::string command;
-        for (auto it = words.begin() + long(first); it != words.end(); ++it) command += (command.empty() ? "" : " ") + *it;
+        const std::string command = joined(words.begin() + long(first), words.end());
         const std::string file = ctrl ? "pgctrl" : thread ? "kpktgend_" + words[1] : words[1];
         return write(std::string(proc_dir) + file, command, where);
     }
@@ -166,16 +172,14 @@ void pktgen_script::line(std::string_view text, const std::string& where) {
         auto first = words.begin() + 1;
         while (first != r && (*first == "-n" || *first == "-e" || *first == "-E" || *first == "-ne" || *first == "-en"))
             ++first;  // echo's own options: not part of what it writes
-        std::string command;
-        for (auto it = first; it != r; ++it) command += (command.empty() ? "" : " ") + *it;
+        const std::string command = joined(first, r);
         if (r[1].rfind(proc_dir, 0) != 0) return;  // output of the script's own, not for pktgen
         return write(r[1], command, where);
     }
     if (harmless_shell_command(w0)) return;
     if (w0.rfind("#!", 0) == 0) return;
     // A bare command: to the device, as the plain command files always were.
-    std::string command;
-    for (const auto& w : words) command += (command.empty() ? "" : " ") + w;
+    const std::string command = joined(words.begin(), words.end());
     const std::string dev = dev_.value_or("");
     if (w0 == "add_device" || w0 == "rem_device_all" || w0 == "max_before_softirq")
         return write(std::string(proc_dir) + "kpktgend_0", command, where);
