@@ -121,6 +121,10 @@ bool valid_utf8(const std::string& s) {
     }
 }
 
+bool has_control_char(const std::string& s) {
+    return std::any_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; });
+}
+
 // `line` with its control characters escaped as JSON escapes them: a value holding a newline
 // (--set 'x=a<newline>b', a key in a file) must not split its problem's one line.
 std::string one_line(const std::string& line) {
@@ -140,8 +144,7 @@ std::string one_line(const std::string& line) {
 std::string set_label(const std::string& s) {
     std::string label = "--set ";
     // A control character (a newline) would split the error's one line: escaped as JSON does.
-    const bool plain = std::none_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; });
-    if (plain && valid_utf8(s)) {
+    if (!has_control_char(s) && valid_utf8(s)) {
         label += s;
     } else {
         const std::string q = json(s).dump(-1, ' ', false, json::error_handler_t::replace);
@@ -584,8 +587,7 @@ config config::assemble(const json& experiment, const std::string& experiment_pa
             throw config_error(source + ": key longer than " + std::to_string(max_key_bytes) + " bytes");
         // '~' and '/' have a meaning in a JSON pointer; no key uses them (found by fuzz_config).
         if (key.front() == '.' || key.back() == '.' || key.find("..") != std::string::npos ||
-            key.find_first_of("~/") != std::string::npos ||
-            std::any_of(key.begin(), key.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }))
+            key.find_first_of("~/") != std::string::npos || has_control_char(key))
             throw config_error(source + ": malformed key " + json(key).dump());
         if (key == "platform") throw config_error(source + ": the platform is chosen by the experiment file");
         json value;
